@@ -1,0 +1,1 @@
+# bridge: build rules are added here.

@@ -1,0 +1,1 @@
+# etc: build rules are added here.

@@ -1,0 +1,1 @@
+# jobsubmit: build rules are added here.

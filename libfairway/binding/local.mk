@@ -1,0 +1,1 @@
+# libfairway/binding: sources and unit tests are added here.

@@ -1,0 +1,1 @@
+# libfairway/fairshare: sources and unit tests are added here.

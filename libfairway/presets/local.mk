@@ -1,0 +1,1 @@
+# libfairway/presets: sources and unit tests are added here.

@@ -1,0 +1,1 @@
+# libfairway/quota: sources and unit tests are added here.

@@ -1,0 +1,1 @@
+# man: build rules are added here.

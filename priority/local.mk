@@ -1,0 +1,1 @@
+# priority: build rules are added here.

@@ -1,0 +1,1 @@
+# spank: build rules are added here.

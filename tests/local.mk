@@ -1,0 +1,1 @@
+# tests: build rules are added here.

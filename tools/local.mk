@@ -1,0 +1,1 @@
+# tools: build rules are added here.
