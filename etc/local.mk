@@ -1,1 +1,2 @@
-# etc: build rules are added here.
+# Example configuration, presets, systemd unit and Kubernetes manifests.
+EXTRA_DIST += etc

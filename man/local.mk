@@ -1,1 +1,1 @@
-# man: build rules are added here.
+# Manual pages: each part appends its own pages here.
