@@ -1,1 +1,20 @@
-# priority: build rules are added here.
+# priority/fairway: the Slurm 22.05 priority plugin adapter over libfairway/fairshare.
+slurmplugin_LTLIBRARIES += priority/priority_fairway.la
+priority_priority_fairway_la_SOURCES = \
+	priority/slurm_api.h \
+	priority/plugin.cpp \
+	priority/adapter.cpp priority/adapter.h \
+	priority/slurmctld_symbols.cpp priority/slurmctld_symbols.h
+# Slurm's config.h defines PACKAGE_* and VERSION itself; drop configure's copies to avoid redefinitions.
+priority_priority_fairway_la_CPPFLAGS = -UPACKAGE_BUGREPORT -UPACKAGE_NAME -UPACKAGE_STRING -UPACKAGE_TARNAME \
+	-UPACKAGE_URL -UPACKAGE_VERSION -UVERSION \
+	$(AM_CPPFLAGS) -I$(top_srcdir) $(SLURM_CPPFLAGS) $(SLURM_INTERNAL_CPPFLAGS)
+priority_priority_fairway_la_CXXFLAGS = $(SLURM_ADAPTER_FLAGS)
+# libtool's -export-symbols-regex only trims .symtab for C++ (-retain-symbols-file); the version
+# script is what keeps the dynamic symbol table to Slurm's entry points. Keep the two lists in sync.
+priority_priority_fairway_la_LDFLAGS = $(PLUGIN_LINK_FLAGS) \
+	-Wl,--version-script=$(top_srcdir)/priority/priority_fairway.map \
+	-export-symbols-regex '^(plugin_name|plugin_type|plugin_version|init|fini|priority_p_(set|reconfig|set_assoc_usage|calc_fs_factor|get_priority_factors_list|job_end))$$'
+priority_priority_fairway_la_LIBADD = libfairway/libfairway.la -ldl
+EXTRA_DIST += priority/README.md priority/priority_fairway.map
+EXTRA_priority_priority_fairway_la_DEPENDENCIES = $(top_srcdir)/priority/priority_fairway.map
