@@ -1,0 +1,68 @@
+#include "binding/plugin_config.h"
+#include "common/error.h"
+
+#include <gtest/gtest.h>
+
+using fairway::InputError;
+using fairway::binding::parse_plugin_args;
+using fairway::binding::parse_port_range;
+
+TEST(PluginConfig, DefaultsWithoutArguments) {
+    auto config = parse_plugin_args({});
+    EXPECT_EQ(config.presets_dir, "/etc/slurm/fairway/presets.d");
+    EXPECT_EQ(config.master_port_range.first, 29500);
+    EXPECT_EQ(config.master_port_range.last, 29999);
+    EXPECT_EQ(config.sysfs_root, "/sys");
+    EXPECT_TRUE(config.allow_env.empty());
+}
+
+TEST(PluginConfig, ReadsEveryArgument) {
+    auto config = parse_plugin_args({"presets_dir=/srv/presets", "master_port_range=40000-40009",
+                                     "allow_env=LD_PRELOAD,SLURM_X", "sysfs_root=/tmp/fake-sys",
+                                     "user_preset_max_bytes=1024"});
+    EXPECT_EQ(config.presets_dir, "/srv/presets");
+    EXPECT_EQ(config.master_port_range.first, 40000);
+    EXPECT_EQ(config.master_port_range.last, 40009);
+    EXPECT_EQ(config.allow_env, (std::vector<std::string>{"LD_PRELOAD", "SLURM_X"}));
+    EXPECT_EQ(config.sysfs_root, "/tmp/fake-sys");
+    EXPECT_EQ(config.user_preset_max_bytes, 1024u);
+}
+
+TEST(PluginConfig, ErrorsNameTheArgument) {
+    struct Case {
+        const char* arg;
+        const char* key;
+    };
+    for (auto [arg, key] : {Case{"colour=blue", "colour"}, Case{"presets_dir", "presets_dir"},
+                            Case{"presets_dir=relative", "presets_dir"}, Case{"sysfs_root=", "sysfs_root"},
+                            Case{"master_port_range=9-3", "master_port_range"},
+                            Case{"master_port_range=1-70000", "master_port_range"},
+                            Case{"master_port_range=0-10", "master_port_range"},
+                            Case{"master_port_range=29500", "master_port_range"},
+                            Case{"user_preset_max_bytes=0", "user_preset_max_bytes"},
+                            Case{"user_preset_max_bytes=lots", "user_preset_max_bytes"}}) {
+        try {
+            parse_plugin_args({arg});
+            ADD_FAILURE() << arg << " was accepted";
+        } catch (const InputError& error) {
+            EXPECT_EQ(error.where().key, key) << arg;
+            EXPECT_EQ(error.where().file, "plugstack.conf") << arg;
+            EXPECT_NE(std::string(error.what()).find(key), std::string::npos) << error.what();
+        }
+    }
+}
+
+TEST(PluginConfig, UnknownArgumentListsTheKnownOnes) {
+    try {
+        parse_plugin_args({"preset_dir=/x"});
+        FAIL();
+    } catch (const InputError& error) {
+        EXPECT_NE(std::string(error.what()).find("presets_dir"), std::string::npos) << error.what();
+    }
+}
+
+TEST(PluginConfig, SinglePortRangeIsAllowed) {
+    auto range = parse_port_range("29500-29500");
+    EXPECT_EQ(range.first, 29500);
+    EXPECT_EQ(range.last, 29500);
+}
