@@ -1,0 +1,33 @@
+// What travels with a job between the client (SPANK, allocator context) and slurmctld / slurmstepd.
+// All of it lives in the job's spank_job_env, which users control: decoders are defensive, size
+// capped, and throw InputError rather than trusting anything.
+//
+//   _SLURM_SPANK_OPTION_fairway_preset=<list>   set by Slurm from --preset (SPANK plugin "fairway")
+//   FAIRWAY_USER_PRESETS=<encoded>              user preset files named by path in the list
+//   FAIRWAY_APPLIED_PRESETS=<list>              set by job_submit/fairway: what it applied,
+//                                               including account defaults (for slurmstepd)
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "presets/resolver.h"
+
+namespace fairway::presets {
+
+inline constexpr const char* kSpankPresetOptionVar = "_SLURM_SPANK_OPTION_fairway_preset";
+inline constexpr const char* kUserPresetsVar = "FAIRWAY_USER_PRESETS";
+inline constexpr const char* kAppliedPresetsVar = "FAIRWAY_APPLIED_PRESETS";
+
+// Encodes user files (path -> text) as one printable string: base64 of a YAML mapping from
+// path to text. Throws InputError (key "preset") when the texts together exceed `max_bytes`.
+std::string encode_user_presets(const UserPresetTexts& files, std::size_t max_bytes = kMaxUserPresetBytes);
+
+// The reverse; throws InputError on bad encoding, bad structure or more than `max_bytes` of text.
+UserPresetTexts decode_user_presets(std::string_view encoded, std::size_t max_bytes = kMaxUserPresetBytes);
+
+// Reads a user's preset file on the client, refusing files over `max_bytes` (InputError naming it).
+std::string read_user_preset_file(const std::string& path, std::size_t max_bytes = kMaxUserPresetBytes);
+
+}  // namespace fairway::presets

@@ -1,0 +1,74 @@
+// Reading presets: YAML text and files, site directories (with ownership/permission checks) and
+// the site configuration. Every error is a fairway::InputError naming file, line and key.
+//
+// File format: a YAML stream of one or more documents ("---" between them), each one preset:
+//   name: a100-train              # [A-Za-z0-9._-]+, required in site files
+//   description: "4 A100s, 1 day"
+//   merge: defaults               # defaults | override | replace
+//   partition: gpu
+//   gpus: a100:4
+//   time: 1-0
+//   env: {NCCL_IB_DISABLE: "0"}
+// Unknown keys, wrong types and bad values are hard errors. See man 5 fairway-presets.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "presets/env_policy.h"
+#include "presets/preset.h"
+
+namespace fairway::presets {
+
+inline constexpr std::size_t kMaxSiteFileBytes = 256 * 1024;
+inline constexpr std::size_t kMaxUserPresetBytes = 16 * 1024;  // default limit for user presets
+inline constexpr std::size_t kMaxPresetsPerFile = 256;
+
+// Parses preset text. `file` names the source in errors. When `require_name` is false a document
+// without `name` is named `default_name` (user files referenced by path). Every env name is
+// checked against `env_policy`. Throws InputError on any problem; never crashes on hostile text.
+std::vector<Preset> parse_presets(std::string_view text, const std::string& file,
+                                  const EnvPolicy& env_policy, bool require_name = true,
+                                  const std::string& default_name = "");
+
+// Reads and parses one file, refusing files larger than `max_bytes`.
+std::vector<Preset> load_preset_file(const std::string& path, const EnvPolicy& env_policy,
+                                     std::size_t max_bytes = kMaxSiteFileBytes);
+
+// Refuses (InputError naming the path) anything a non-root user could have written: not owned by
+// root, or writable by group/others. Used for the site directory, its files and the site config.
+void check_trusted_path(const std::string& path);
+
+// Loads every "*.yaml" file of a site directory in byte order of file names (hidden files are
+// skipped). The directory and each file must pass check_trusted_path. A name defined twice is an
+// error naming both files. Returns presets in load order.
+std::vector<Preset> load_site_directory(const std::string& dir, const EnvPolicy& env_policy);
+
+// Site configuration for presets (file `presets.conf`, YAML), shared by job_submit/fairway and
+// the SPANK plugin:
+//   presets_dir: /etc/slurm/fairway/presets.d
+//   allow_env: [LD_LIBRARY_PATH]           # names normally refused that presets may set
+//   max_user_preset_bytes: 16384
+//   account_defaults:                      # presets applied when a job names none
+//     physics: a100-train
+//     biology: "cpu-small,nccl-ib"
+struct SiteConfig {
+    std::string presets_dir = "/etc/slurm/fairway/presets.d";
+    std::vector<std::string> allow_env;
+    std::size_t max_user_preset_bytes = kMaxUserPresetBytes;
+    std::map<std::string, std::string> account_defaults;  // account -> preset list text
+    EnvPolicy env_policy() const { return EnvPolicy{allow_env}; }
+};
+
+inline constexpr const char* kDefaultSiteConfigPath = "/etc/slurm/fairway/presets.conf";
+
+// Parses site configuration text (unknown keys are errors).
+SiteConfig parse_site_config(std::string_view text, const std::string& file);
+
+// Loads the site config; a missing file yields defaults. The file must pass check_trusted_path.
+SiteConfig load_site_config(const std::string& path);
+
+}  // namespace fairway::presets
