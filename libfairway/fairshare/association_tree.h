@@ -1,0 +1,71 @@
+// AssociationTree: Slurm's association hierarchy as plain values (no Slurm headers).
+//
+// One node per association: the root (parent kNoParent, normally account "root"), accounts and
+// user associations (user non-empty). Shares are a number or "parent" (Fairshare=parent in
+// sacctmgr, SLURMDB_FS_USE_PARENT). own_usage is the usage charged to this association itself
+// (normally only user associations have any); the algorithms sum subtrees to get RawUsage, the way
+// Slurm propagates usage up the tree. So charge the ledger only at a job's own association.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fairshare/usage_ledger.h"
+
+namespace fairway::fairshare {
+
+inline constexpr AssocId kNoParent = 0;
+
+struct Shares {
+    bool use_parent = false;   // Fairshare=parent
+    std::uint32_t raw = 1;     // meaningful when !use_parent
+
+    static Shares parent() { return {true, 0}; }
+    static Shares of(std::uint32_t raw) { return {false, raw}; }
+    bool operator==(const Shares&) const = default;
+};
+
+struct AssociationNode {
+    AssocId id = 0;                 // must be non-zero and unique
+    AssocId parent = kNoParent;     // kNoParent only for the root
+    std::string account;            // account name (for a user association: the account it is in)
+    std::string user;               // empty for accounts
+    Shares shares;
+    double own_usage = 0;           // windowed usage charged to this association itself
+
+    bool is_user() const noexcept { return !user.empty(); }
+};
+
+class AssociationTree {
+public:
+    AssociationTree() = default;
+    // Validates: exactly one root, unique non-zero ids, parents exist and are accounts, no cycles,
+    // the root does not use "parent" shares, finite non-negative usage. Throws InputError whose key
+    // is "association <id>" (or "root") and whose message says what is wrong.
+    explicit AssociationTree(std::vector<AssociationNode> nodes);
+
+    const std::vector<AssociationNode>& nodes() const noexcept { return nodes_; }
+    std::size_t size() const noexcept { return nodes_.size(); }
+    // Index of the node with this id, or nullopt.
+    std::optional<std::size_t> index_of(AssocId id) const;
+    const AssociationNode& node(std::size_t index) const { return nodes_.at(index); }
+    std::size_t root_index() const noexcept { return root_; }
+    // Direct children (indexes), in the order the nodes were given.
+    const std::vector<std::size_t>& children(std::size_t index) const { return children_.at(index); }
+    // Replaces every node's own_usage with ledger.usage(id, now) (copy-and-set, tree shape unchanged).
+    AssociationTree with_usage(const WindowedUsageLedger& ledger, TimePoint now) const;
+    // Sets one node's own usage (throws InputError for negative/NaN/inf).
+    void set_own_usage(std::size_t index, double usage);
+    // The order sshare prints: depth first from the root; among siblings users first, then
+    // accounts, each sorted by name.
+    std::vector<std::size_t> sshare_order() const;
+
+private:
+    std::vector<AssociationNode> nodes_;
+    std::vector<std::vector<std::size_t>> children_;
+    std::size_t root_ = 0;
+};
+
+}  // namespace fairway::fairshare

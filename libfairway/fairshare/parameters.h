@@ -1,0 +1,38 @@
+// FairshareParameters: fairway's part of slurm.conf's free-form PriorityParameters string.
+//
+//   PriorityParameters=window=14-0,bucket=2:00:00
+//
+// Keys (values in Slurm's duration vocabulary, see common/slurm_time.h):
+//   window  the usage window W; "infinite"/"unlimited" = unbounded decay like multifactor. Default 14-0.
+//   bucket  bucket width; default W/100 (window-edge error <= 1% of W). Must be >= 1 s and <= W, and
+//           W/bucket <= kMaxBucketsPerWindow.
+// The half-life comes from Slurm's own PriorityDecayHalfLife, which Slurm parses; the caller passes it.
+// Empty text (or only spaces) gives the defaults. Unknown keys, duplicate keys, missing '=' and bad
+// values throw fairway::InputError whose key() names the offending key (or "PriorityParameters" when
+// the text is not key=value at all).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "fairshare/usage_ledger.h"
+
+namespace fairway::fairshare {
+
+struct FairshareParameters {
+    Seconds window{14 * 86400};
+    Seconds bucket{0};       // 0 = derived from the window (default_bucket_width)
+    Seconds half_life{0};    // copied from the caller's PriorityDecayHalfLife
+
+    // The ledger configuration these parameters describe (bucket resolved, validated).
+    LedgerConfig ledger_config() const;
+    // Canonical text, e.g. "window=14-00:00:00,bucket=03:21:36" (for logs).
+    std::string describe() const;
+    bool operator==(const FairshareParameters&) const = default;
+};
+
+// Parses PriorityParameters. Throws InputError (see above). The result is validated as a whole
+// (bucket vs window) and the error then names "bucket".
+FairshareParameters parse_fairshare_parameters(std::string_view text, Seconds half_life);
+
+}  // namespace fairway::fairshare
