@@ -1,0 +1,47 @@
+#!/bin/bash
+# Each built plugin exports exactly what Slurm 22.05's loader looks up: no C++ or library symbols
+# leak out of the shared objects (they could clash with slurmctld's own or other plugins' symbols).
+. "$FAIRWAY_SRC/tests/lib.sh"
+build=${FAIRWAY_BUILD:?FAIRWAY_BUILD is not set}
+
+common='plugin_name plugin_type plugin_version'
+# Symbols each plugin must define (the loader's lists in src/common/slurm_priority.c,
+# src/slurmctld/job_submit.c and src/common/plugstack.c) and those it may define besides.
+priority_required="$common init fini priority_p_set priority_p_reconfig priority_p_set_assoc_usage
+ priority_p_calc_fs_factor priority_p_get_priority_factors_list priority_p_job_end"
+jobsubmit_required="$common init fini job_submit job_modify"
+spank_required="$common slurm_spank_init"
+spank_optional="spank_options slurm_spank_job_prolog slurm_spank_init_post_opt slurm_spank_local_user_init
+ slurm_spank_user_init slurm_spank_task_init_privileged slurm_spank_task_init slurm_spank_task_post_fork
+ slurm_spank_task_exit slurm_spank_job_epilog slurm_spank_slurmd_exit slurm_spank_exit"
+
+words() { tr ' ' '\n' <<<"$*" | grep -v '^$' | sort -u; }
+
+# check_exports SO REQUIRED OPTIONAL: prints what is wrong; true when the exports are exactly right.
+check_exports() {
+    local so=$1 required optional exported missing extra
+    required=$(words $2) optional=$(words $2 $3)
+    exported=$(nm -D --defined-only "$so" | awk 'NF >= 3 { print $3 }' | sed 's/@.*//' | sort -u)
+    missing=$(comm -23 <(echo "$required") <(echo "$exported"))
+    extra=$(comm -13 <(echo "$optional") <(echo "$exported"))
+    [ -z "$missing" ] || echo "$so does not export: $(echo $missing)"
+    [ -z "$extra" ] || echo "$so exports more than Slurm needs: $(echo "$extra" | head -n 20 | tr '\n' ' ')"
+    [ -z "$missing$extra" ]
+}
+
+problems=""
+while read -r rel required optional; do
+    so=$build/$rel
+    if [ ! -f "$so" ]; then
+        problems+="$so is not built"$'\n'
+        continue
+    fi
+    note "$(nm -D --defined-only "$so" | awk 'NF >= 3 { print $3 }' | tr '\n' ' ')"
+    problems+=$(check_exports "$so" "${!required}" "${optional:+${!optional}}")$'\n'
+done <<EOF
+priority/.libs/priority_fairway.so priority_required
+jobsubmit/.libs/job_submit_fairway.so jobsubmit_required
+spank/.libs/spank_fairway.so spank_required spank_optional
+EOF
+problems=$(grep -v '^$' <<<"$problems")
+[ -z "$problems" ] || fail "$problems"
