@@ -1,0 +1,150 @@
+#include "report/report_model.h"
+
+#include <algorithm>
+
+namespace fairway::report {
+namespace {
+
+std::string name_key(const std::string& account, const std::string& user) { return account + '\0' + user; }
+
+// The core names settings and associations by key alone; add the input file so messages say where.
+[[noreturn]] void rethrow_in(const std::string& file, const InputError& error) {
+    throw InputError({file, error.where().line, error.where().key}, error.problem());
+}
+
+}  // namespace
+
+void ReportModel::add_node(const AssociationSpec& spec, fairshare::AssocId parent) {
+    std::string key = name_key(spec.account, spec.user);
+    if (index_by_name_.count(key))
+        throw InputError(spec.where, "association account=" + spec.account +
+                                         (spec.user.empty() ? "" : " user=" + spec.user) + " is defined twice");
+    fairshare::AssociationNode node;
+    node.id = static_cast<fairshare::AssocId>(nodes_.size() + 1);
+    node.parent = parent;
+    node.account = spec.account;
+    node.user = spec.user;
+    node.shares = spec.shares;
+    index_by_name_.emplace(std::move(key), nodes_.size());
+    nodes_.push_back(std::move(node));
+}
+
+// Accounts first (so parents can be named in any order), then users; ids follow that order.
+void ReportModel::build_tree(const std::vector<AssociationSpec>& specs) {
+    auto root_spec = std::find_if(specs.begin(), specs.end(),
+                                  [](const AssociationSpec& s) { return s.account == "root" && s.user.empty(); });
+    AssociationSpec root{"root", "", "", fairshare::Shares::of(1), {}};
+    const AssociationSpec* explicit_root = root_spec != specs.end() ? &*root_spec : nullptr;
+    if (explicit_root) {
+        if (!root_spec->parent.empty()) throw InputError(root_spec->where, "the root account has no parent");
+        root = *root_spec;
+    }
+    add_node(root, fairshare::kNoParent);
+    for (const AssociationSpec& spec : specs) {
+        if (!spec.user.empty() || &spec == explicit_root) continue;
+        if (spec.parent.empty()) throw InputError(spec.where, "account '" + spec.account + "' needs a 'parent'");
+        add_node(spec, 0);
+    }
+    for (const AssociationSpec& spec : specs) {
+        if (spec.user.empty()) continue;
+        auto account = index_by_name_.find(name_key(spec.account, ""));
+        if (account == index_by_name_.end())
+            throw InputError(spec.where, "user " + spec.user + " is in unknown account '" + spec.account + "'");
+        add_node(spec, nodes_[account->second].id);
+    }
+    for (const AssociationSpec& spec : specs) {   // resolve account parents now that all exist
+        if (!spec.user.empty() || spec.parent.empty()) continue;
+        auto parent = index_by_name_.find(name_key(spec.parent, ""));
+        if (parent == index_by_name_.end())
+            throw InputError({spec.where.file, spec.where.line, spec.where.key + ".parent"},
+                             "unknown parent account '" + spec.parent + "'");
+        nodes_[index_by_name_.at(name_key(spec.account, ""))].parent = nodes_[parent->second].id;
+    }
+}
+
+void ReportModel::begin(const InputHeader& header) {
+    settings_ = header.settings;
+    const std::string& file = header.source;
+    build_tree(header.associations);
+    try {
+        tree_ = fairshare::AssociationTree(nodes_);
+        ledger_ = fairshare::WindowedUsageLedger(
+            fairshare::LedgerConfig{settings_.window, settings_.half_life, settings_.bucket}.validated());
+    } catch (const InputError& error) {
+        rethrow_in(file, error);
+    }
+    totals_.assign(nodes_.size(), {});
+    history_.assign(nodes_.size(), std::vector<double>(kHistoryBins, 0.0));
+    Seconds span = settings_.window != fairshare::kInfiniteWindow ? settings_.window
+                   : settings_.half_life.count() > 0              ? 4 * settings_.half_life
+                                                                  : Seconds{14 * 86400};
+    history_start_ = settings_.now - span;
+}
+
+void ReportModel::add(const UsageSample& sample, const SourceLocation& where) {
+    std::optional<std::size_t> index = find(sample.account, sample.user);
+    if (!index)
+        throw InputError(where, "no association account=" + sample.account +
+                                    (sample.user.empty() ? "" : " user=" + sample.user));
+    if (sample.end > settings_.now) throw InputError({where.file, where.line, where.key + ".end"}, "is after 'now'");
+    ++records_;
+    try {
+        if (!ledger_.charge(tree_.node(*index).id, sample.billing_seconds, sample.end)) return;
+    } catch (const InputError& error) {
+        throw InputError(where, error.what());
+    }
+    WindowTotals& totals = totals_[*index];
+    totals.billing_seconds += sample.billing_seconds;
+    totals.gpu_seconds += sample.gpu_seconds;
+    totals.cpu_seconds += sample.cpu_seconds;
+    if (sample.end >= history_start_) {
+        auto span = (settings_.now - history_start_).count();
+        auto bin = span > 0 ? static_cast<std::size_t>((sample.end - history_start_).count() * kHistoryBins / span) : 0;
+        history_[*index][std::min(bin, kHistoryBins - 1)] += sample.billing_seconds;
+    }
+}
+
+void ReportModel::finish(const ReportSettings& settings) {
+    settings_ = settings;
+    ledger_.advance(settings_.now);
+    tree_ = tree_.with_usage(ledger_, settings_.now);
+}
+
+fairshare::FairShareResult ReportModel::fair_share() const {
+    return fairshare::compute_fair_share(tree_, settings_.fair_share);
+}
+
+WindowTotals ReportModel::subtree_totals(std::size_t index) const {
+    WindowTotals sum = totals_.at(index);
+    for (std::size_t child : tree_.children(index)) {
+        WindowTotals part = subtree_totals(child);
+        sum.billing_seconds += part.billing_seconds;
+        sum.gpu_seconds += part.gpu_seconds;
+        sum.cpu_seconds += part.cpu_seconds;
+    }
+    return sum;
+}
+
+std::vector<double> ReportModel::subtree_history(std::size_t index) const {
+    std::vector<double> sum = history_.at(index);
+    for (std::size_t child : tree_.children(index)) {
+        std::vector<double> part = subtree_history(child);
+        for (std::size_t bin = 0; bin < sum.size(); ++bin) sum[bin] += part[bin];
+    }
+    return sum;
+}
+
+std::optional<std::size_t> ReportModel::find(const std::string& account, const std::string& user) const {
+    auto found = index_by_name_.find(name_key(account, user));
+    if (found == index_by_name_.end()) return std::nullopt;
+    return found->second;
+}
+
+std::vector<std::size_t> ReportModel::associations_of_user(const std::string& user) const {
+    std::vector<std::size_t> found;
+    for (std::size_t i = 0; i < tree_.size(); ++i)
+        if (tree_.node(i).user == user) found.push_back(i);
+    return found;
+}
+
+}  // namespace fairway::report

@@ -1,0 +1,73 @@
+// ReportModel: turns the association list and a stream of usage records into the core's
+// AssociationTree and WindowedUsageLedger (libfairway/fairshare), plus the undecayed GPU/CPU
+// seconds and a coarse usage history that the report and its plots show. Memory is bounded by the
+// number of associations, never by the number of records.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "fairshare/association_tree.h"
+#include "fairshare/fair_share.h"
+#include "fairshare/usage_ledger.h"
+#include "report/offline_input.h"
+
+namespace fairway::report {
+
+// Undecayed totals of one association's own records inside the window.
+struct WindowTotals {
+    double billing_seconds = 0;
+    double gpu_seconds = 0;
+    double cpu_seconds = 0;
+};
+
+class ReportModel : public UsageConsumer {
+public:
+    static constexpr std::size_t kHistoryBins = 48;
+
+    // Builds the tree and the ledger. Throws InputError naming the association entry at fault
+    // (unknown parent or account, duplicates, cycles) or the setting ("window", "bucket").
+    void begin(const InputHeader& header) override;
+    // Charges one record to its association. Throws InputError at `where` for an unknown
+    // association or a record that ends after "now".
+    void add(const UsageSample& sample, const SourceLocation& where) override;
+    // Takes the final settings (algorithm, weights) and moves the ledger to "now".
+    void finish(const ReportSettings& settings);
+
+    const ReportSettings& settings() const noexcept { return settings_; }
+    const fairshare::WindowedUsageLedger& ledger() const { return ledger_; }
+    // The tree with every association's own usage set to its windowed usage at "now".
+    const fairshare::AssociationTree& tree() const noexcept { return tree_; }
+    fairshare::FairShareResult fair_share() const;
+
+    // Own totals of tree node `index`, and those of its whole subtree.
+    const WindowTotals& own_totals(std::size_t index) const { return totals_.at(index); }
+    WindowTotals subtree_totals(std::size_t index) const;
+    // Undecayed billing per history bin (oldest first) of node `index` and its subtree.
+    std::vector<double> subtree_history(std::size_t index) const;
+    // The time span covered by the history bins: [history_start(), now].
+    TimePoint history_start() const noexcept { return history_start_; }
+    std::size_t records_read() const noexcept { return records_; }
+
+    // Finds an association: a user's in `account`, or the account's own when `user` is empty.
+    std::optional<std::size_t> find(const std::string& account, const std::string& user) const;
+    // Every user association of `user` (a user may be in several accounts).
+    std::vector<std::size_t> associations_of_user(const std::string& user) const;
+
+private:
+    void add_node(const AssociationSpec& spec, fairshare::AssocId parent);
+    void build_tree(const std::vector<AssociationSpec>& specs);
+
+    ReportSettings settings_;
+    fairshare::WindowedUsageLedger ledger_;
+    fairshare::AssociationTree tree_;
+    std::vector<fairshare::AssociationNode> nodes_;              // while building
+    std::unordered_map<std::string, std::size_t> index_by_name_;  // "account\0user" -> node index
+    std::vector<WindowTotals> totals_;
+    std::vector<std::vector<double>> history_;
+    TimePoint history_start_{};
+    std::size_t records_ = 0;
+};
+
+}  // namespace fairway::report
