@@ -1,6 +1,6 @@
 // Which environment names a preset may set. Presets are convenience, not a security boundary, yet
 // they must not become a way to inject code into every rank: loader and link-path variables and
-// Slurm's own variables are refused unless the site allows them by exact name.
+// Slurm's own variables are refused unless the site allows them.
 #pragma once
 
 #include <string>
@@ -10,7 +10,8 @@
 namespace fairway::presets {
 
 struct EnvPolicy {
-    std::vector<std::string> allowed;  // exact names the site permits despite the deny list
+    // Names the site permits despite the deny list: exact, or a prefix ending in "*" ("SLURM_*").
+    std::vector<std::string> allowed;
 
     // Empty when `name` may be set; otherwise why not (for the error message).
     std::string refusal(std::string_view name) const;

@@ -1,1 +1,15 @@
-# libfairway/presets: sources and unit tests are added here.
+# libfairway/presets: preset schema, loading, merging, resolving (see libfairway/presets/README.md).
+libfairway_libfairway_la_SOURCES += \
+	libfairway/presets/presets.h \
+	libfairway/presets/job_request.cpp libfairway/presets/job_request.h libfairway/presets/field_visit.h \
+	libfairway/presets/preset.cpp libfairway/presets/preset.h \
+	libfairway/presets/env_policy.cpp libfairway/presets/env_policy.h \
+	libfairway/presets/values.cpp libfairway/presets/values.h \
+	libfairway/presets/signal_names.cpp libfairway/presets/signal_names.h \
+	libfairway/presets/trusted_file.cpp libfairway/presets/trusted_file.h \
+	libfairway/presets/loader.cpp libfairway/presets/loader.h \
+	libfairway/presets/site.cpp \
+	libfairway/presets/resolver.cpp libfairway/presets/resolver.h \
+	libfairway/presets/carried.cpp libfairway/presets/carried.h \
+	libfairway/presets/site_cache.cpp libfairway/presets/site_cache.h
+EXTRA_DIST += libfairway/presets/README.md

@@ -1,0 +1,93 @@
+#include "presets/preset.h"
+
+#include "presets/field_visit.h"
+
+namespace fairway::presets {
+namespace {
+
+// The request being built plus what the job itself still owns: `defaults` presets must not
+// touch those fields or env names.
+struct MergeState {
+    JobRequest request;
+    FieldSet job_owned;
+    std::set<std::string> job_owned_env;
+};
+
+MergeState start_from(const JobRequest& job) {
+    MergeState state{job, {}, {}};
+    for (Field field : all_fields())
+        if (field != Field::env && is_set(job, field)) state.job_owned.set(detail::index(field));
+    for (const auto& [name, value] : job.env) state.job_owned_env.insert(name);
+    return state;
+}
+
+void apply_fields(MergeState& state, const Preset& preset, bool respect_job) {
+    detail::for_each_optional_field(state.request, preset.values, [&](Field f, auto& mine, const auto& theirs) {
+        const auto i = detail::index(f);
+        if (respect_job && state.job_owned.test(i)) return;
+        if (theirs) mine = theirs;
+        else if (preset.cleared.test(i)) mine.reset();
+        else return;
+        state.job_owned.reset(i);  // the job's value, if any, is gone: later presets may set it
+    });
+}
+
+void apply_env(MergeState& state, const Preset& preset, bool respect_job) {
+    auto owned_by_job = [&](const std::string& name) {
+        return respect_job && state.job_owned_env.count(name) > 0;
+    };
+    for (const auto& [name, value] : preset.values.env) {
+        if (owned_by_job(name)) continue;
+        state.request.env[name] = value;
+        state.job_owned_env.erase(name);
+    }
+    for (const auto& name : preset.cleared_env) {
+        if (owned_by_job(name)) continue;
+        state.request.env.erase(name);
+        state.job_owned_env.erase(name);
+    }
+}
+
+void apply_replace(MergeState& state, const Preset& preset) {
+    state.request = preset.values;
+    state.job_owned.reset();
+    state.job_owned_env.clear();
+}
+
+}  // namespace
+
+std::string_view strategy_name(MergeStrategy strategy) {
+    switch (strategy) {
+    case MergeStrategy::defaults: return "defaults";
+    case MergeStrategy::override_: return "override";
+    case MergeStrategy::replace: return "replace";
+    }
+    return "defaults";
+}
+
+std::optional<MergeStrategy> strategy_from_name(std::string_view name) {
+    for (auto strategy : {MergeStrategy::defaults, MergeStrategy::override_, MergeStrategy::replace})
+        if (strategy_name(strategy) == name) return strategy;
+    return std::nullopt;
+}
+
+JobRequest merge_presets(const JobRequest& job, const std::vector<AppliedPreset>& presets) {
+    MergeState state = start_from(job);
+    for (const auto& applied : presets) {
+        if (!applied.preset) continue;
+        if (applied.strategy == MergeStrategy::replace) {
+            apply_replace(state, *applied.preset);
+            continue;
+        }
+        const bool respect_job = applied.strategy == MergeStrategy::defaults;
+        apply_fields(state, *applied.preset, respect_job);
+        apply_env(state, *applied.preset, respect_job);
+    }
+    return state.request;
+}
+
+JobRequest merge_preset(const JobRequest& job, const Preset& preset) {
+    return merge_presets(job, {AppliedPreset{&preset, preset.strategy}});
+}
+
+}  // namespace fairway::presets

@@ -1,0 +1,76 @@
+#include "presets/trusted_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/error.h"
+#include "presets/loader.h"
+
+namespace fairway::presets {
+namespace {
+
+class FileDescriptor {
+public:
+    explicit FileDescriptor(int fd) : fd_(fd) {}
+    ~FileDescriptor() { if (fd_ >= 0) ::close(fd_); }
+    FileDescriptor(const FileDescriptor&) = delete;
+    FileDescriptor& operator=(const FileDescriptor&) = delete;
+    int get() const { return fd_; }
+
+private:
+    int fd_;
+};
+
+[[noreturn]] void refuse(const std::string& path, const std::string& problem) {
+    throw InputError(SourceLocation{path, 0, ""}, problem);
+}
+
+std::string system_error(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
+
+// Why `st` may not be trusted, or empty.
+std::string untrusted_reason(const struct stat& st) {
+    if (st.st_uid != 0) return "refused: owned by uid " + std::to_string(st.st_uid) + ", not root";
+    if (st.st_mode & (S_IWGRP | S_IWOTH))
+        return "refused: writable by group or others (mode " + std::to_string((st.st_mode >> 6) & 7) +
+               std::to_string((st.st_mode >> 3) & 7) + std::to_string(st.st_mode & 7) + "); run chmod go-w";
+    return {};
+}
+
+}  // namespace
+
+void check_trusted_path(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) refuse(path, system_error("cannot stat"));
+    if (auto why = untrusted_reason(st); !why.empty()) refuse(path, why);
+}
+
+std::string read_trusted_file(const std::string& path, std::size_t max_bytes, bool require_trusted) {
+    FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    if (fd.get() < 0) refuse(path, system_error("cannot open"));
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) refuse(path, system_error("cannot stat"));
+    if (!S_ISREG(st.st_mode)) refuse(path, "not a regular file");
+    if (require_trusted)
+        if (auto why = untrusted_reason(st); !why.empty()) refuse(path, why);
+    if (static_cast<std::size_t>(st.st_size) > max_bytes)
+        refuse(path, "file is " + std::to_string(st.st_size) + " bytes, more than the limit of " +
+                         std::to_string(max_bytes));
+    std::string text(max_bytes + 1, '\0');
+    std::size_t used = 0;
+    while (used < text.size()) {
+        ssize_t n = ::read(fd.get(), text.data() + used, text.size() - used);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) refuse(path, system_error("cannot read"));
+        if (n == 0) break;
+        used += static_cast<std::size_t>(n);
+    }
+    if (used > max_bytes) refuse(path, "file grew beyond the limit of " + std::to_string(max_bytes) + " bytes");
+    text.resize(used);
+    return text;
+}
+
+}  // namespace fairway::presets
