@@ -1,8 +1,16 @@
 # libfairway/binding: per-rank GPU selection, the distributed-training environment and the
 # SPANK plugin's settings (see libfairway/binding/README.md).
 libfairway_libfairway_la_SOURCES += \
+	libfairway/binding/gpu_policy.cpp libfairway/binding/gpu_policy.h \
+	libfairway/binding/hostlist.cpp libfairway/binding/hostlist.h \
 	libfairway/binding/plugin_config.cpp libfairway/binding/plugin_config.h \
-	libfairway/binding/text.cpp libfairway/binding/text.h
+	libfairway/binding/sysfs_topology.cpp libfairway/binding/sysfs_topology.h \
+	libfairway/binding/text.cpp libfairway/binding/text.h \
+	libfairway/binding/training_env.cpp libfairway/binding/training_env.h
 tests_unit_fairway_unit_SOURCES += \
-	tests/unit/binding/plugin_config_test.cpp
+	tests/unit/binding/gpu_policy_test.cpp \
+	tests/unit/binding/hostlist_test.cpp \
+	tests/unit/binding/plugin_config_test.cpp \
+	tests/unit/binding/sysfs_topology_test.cpp \
+	tests/unit/binding/training_env_test.cpp
 EXTRA_DIST += libfairway/binding/README.md

@@ -1,0 +1,40 @@
+#include "binding/training_env.h"
+#include "common/error.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace fairway::binding;
+
+TEST(TrainingEnv, EveryVariableTorchReads) {
+    RankIdentity rank{.job_id = 42, .step_id = 3, .global_rank = 5, .local_rank = 1, .world_size = 8,
+                      .local_world_size = 4, .node_rank = 1, .step_nodelist = "node[2-3]"};
+    PortRange ports{29500, 29999};
+    auto env = training_env(rank, ports);
+    EnvList expected{{"RANK", "5"},       {"LOCAL_RANK", "1"},       {"WORLD_SIZE", "8"},
+                     {"LOCAL_WORLD_SIZE", "4"}, {"NODE_RANK", "1"}, {"MASTER_ADDR", "node2"},
+                     {"MASTER_PORT", std::to_string(master_port(ports, 42, 3))}};
+    EXPECT_EQ(env, expected);
+}
+
+TEST(TrainingEnv, MasterPortIsDeterministicAndInRange) {
+    PortRange ports{40000, 40009};
+    std::set<int> seen;
+    for (std::uint32_t job = 1; job <= 200; ++job) {
+        int port = master_port(ports, job, 0);
+        EXPECT_EQ(port, master_port(ports, job, 0));
+        EXPECT_GE(port, 40000);
+        EXPECT_LE(port, 40009);
+        seen.insert(port);
+    }
+    EXPECT_EQ(seen.size(), 10u);  // consecutive jobs use the whole range
+    EXPECT_NE(master_port({29500, 29999}, 7, 0), master_port({29500, 29999}, 7, 1));
+    EXPECT_EQ(master_port({29500, 29500}, 123, 4), 29500);
+}
+
+TEST(TrainingEnv, MalformedNodelistIsAnInputError) {
+    RankIdentity rank;
+    rank.step_nodelist = "node[1-";
+    EXPECT_THROW(training_env(rank, {}), fairway::InputError);
+}
