@@ -1,0 +1,69 @@
+// Kubernetes API verbs fairway-bridge needs (list, watch, server-side apply, delete, status
+// patch), with retries: 409, 429, 5xx and transport errors back off exponentially with full
+// jitter; 410 Gone is returned to the caller, whose answer is to relist.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <random>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "k8s/http_client.h"
+
+namespace fairway::bridge {
+
+inline constexpr const char* kFieldManager = "fairway-bridge";
+
+struct RetryPolicy {
+    int attempts = 4;
+    std::chrono::milliseconds base{200};
+    std::chrono::milliseconds cap{5000};
+};
+
+// Counters the daemon exports as metrics.
+struct ApiCounters {
+    long requests = 0, writes = 0, errors = 0, retries = 0;
+};
+
+struct ApiResult {
+    HttpResponse response;
+    nlohmann::json object;  // parsed body when it was JSON, else null
+    bool ok() const { return response.ok(); }
+};
+
+class KubeApi {
+public:
+    KubeApi(HttpClient& http, RetryPolicy policy, std::function<void(std::chrono::milliseconds)> sleep);
+
+    ApiResult get(const std::string& path);
+    // All pages of a list (limit/continue), items concatenated; resourceVersion of the first page.
+    ApiResult list(const std::string& path, const std::string& label_selector = "");
+    // Server-side apply with fieldManager fairway-bridge and force: we own the fields we set.
+    ApiResult apply(const std::string& path, const nlohmann::json& object);
+    ApiResult remove(const std::string& path);
+    ApiResult merge_patch(const std::string& path, const nlohmann::json& patch);
+    // One watch request from resourceVersion; events go to `on_event` until it returns false or
+    // the server ends the stream. An ERROR event carrying 410 is reported as status 410.
+    ApiResult watch(const std::string& path, const std::string& resource_version, std::chrono::seconds limit,
+                    const std::function<bool(const nlohmann::json&)>& on_event);
+
+    const ApiCounters& counters() const { return counters_; }
+
+private:
+    ApiResult send_with_retries(const HttpRequest& request);
+    bool retryable(const HttpResponse& response) const;
+    std::chrono::milliseconds backoff(int attempt, const HttpResponse& response);
+
+    HttpClient& http_;
+    RetryPolicy policy_;
+    std::function<void(std::chrono::milliseconds)> sleep_;
+    std::mt19937_64 random_;
+    ApiCounters counters_;
+};
+
+// Percent-encodes a query value (label selectors contain '=' and ',').
+std::string url_encode(const std::string& text);
+
+}  // namespace fairway::bridge

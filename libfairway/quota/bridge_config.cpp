@@ -1,0 +1,191 @@
+#include "quota/bridge_config.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "common/error.h"
+
+namespace fairway::quota {
+namespace {
+
+// Walks the YAML tree remembering the file so every error names file, line and dotted key.
+class Reader {
+public:
+    explicit Reader(std::string file) : file_(std::move(file)) {}
+
+    [[noreturn]] void fail(const YAML::Node& at, const std::string& key, const std::string& why) const {
+        int line = at.IsDefined() && at.Mark().line >= 0 ? at.Mark().line + 1 : 0;
+        throw InputError({file_, line, key}, why);
+    }
+
+    // Rejects keys outside `allowed`: a typo must not silently fall back to a default.
+    void expect_map(const YAML::Node& node, const std::string& key, const std::set<std::string>& allowed) const {
+        if (!node.IsMap()) fail(node, key, "expected a mapping");
+        for (const auto& entry : node) {
+            std::string name = entry.first.as<std::string>();
+            if (!allowed.count(name)) fail(entry.first, join(key, name), "unknown key");
+        }
+    }
+
+    std::string text(const YAML::Node& node, const std::string& key) const {
+        if (!node.IsScalar() || node.Scalar().empty()) fail(node, key, "expected a non-empty string");
+        return node.Scalar();
+    }
+
+    long integer(const YAML::Node& node, const std::string& key, long min, long max) const {
+        if (!node.IsScalar()) fail(node, key, "expected an integer");
+        long value = 0;
+        std::size_t used = 0;
+        try {
+            value = std::stol(node.Scalar(), &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == 0 || used != node.Scalar().size()) fail(node, key, "expected an integer, got '" + node.Scalar() + "'");
+        if (value < min || value > max)
+            fail(node, key, "must be between " + std::to_string(min) + " and " + std::to_string(max));
+        return value;
+    }
+
+    std::vector<std::string> names(const YAML::Node& node, const std::string& key) const {
+        if (!node.IsSequence()) fail(node, key, "expected a list of names");
+        std::vector<std::string> out;
+        for (std::size_t i = 0; i < node.size(); ++i) out.push_back(text(node[i], key + "[" + std::to_string(i) + "]"));
+        return out;
+    }
+
+    std::map<std::string, std::string> labels(const YAML::Node& node, const std::string& key) const {
+        if (!node.IsMap()) fail(node, key, "expected a mapping of label names to values");
+        std::map<std::string, std::string> out;
+        for (const auto& entry : node) {
+            std::string name = entry.first.as<std::string>();
+            out[name] = text(entry.second, join(key, name));
+        }
+        return out;
+    }
+
+    static std::string join(const std::string& parent, const std::string& child) {
+        return parent.empty() ? child : parent + "." + child;
+    }
+
+private:
+    std::string file_;
+};
+
+void read_kubernetes(const Reader& r, const YAML::Node& node, KubernetesSettings& out) {
+    r.expect_map(node, "kubernetes", {"kubeconfig", "backend", "cohort", "local_queue", "gpu_resource", "partition_label"});
+    if (node["kubeconfig"]) {
+        std::string path = r.text(node["kubeconfig"], "kubernetes.kubeconfig");
+        out.kubeconfig = path == "in-cluster" ? "" : path;
+    }
+    if (node["backend"]) {
+        std::string name = r.text(node["backend"], "kubernetes.backend");
+        if (name == "kueue") out.backend = Backend::kueue;
+        else if (name == "volcano") out.backend = Backend::volcano;
+        else r.fail(node["backend"], "kubernetes.backend", "expected 'kueue' or 'volcano', got '" + name + "'");
+    }
+    if (node["cohort"]) out.cohort = r.text(node["cohort"], "kubernetes.cohort");
+    if (node["local_queue"]) out.local_queue = r.text(node["local_queue"], "kubernetes.local_queue");
+    if (node["gpu_resource"]) out.gpu_resource = r.text(node["gpu_resource"], "kubernetes.gpu_resource");
+    if (node["partition_label"]) out.partition_label = r.text(node["partition_label"], "kubernetes.partition_label");
+}
+
+void read_slurm(const Reader& r, const YAML::Node& node, SlurmSettings& out) {
+    r.expect_map(node, "slurm", {"cluster", "gres"});
+    if (node["cluster"]) out.cluster = r.text(node["cluster"], "slurm.cluster");
+    if (node["gres"]) out.gres = r.text(node["gres"], "slurm.gres");
+}
+
+void read_reconcile(const Reader& r, const YAML::Node& node, ReconcileSettings& out) {
+    r.expect_map(node, "reconcile", {"period_seconds", "stale_after_seconds", "write_timeout_seconds"});
+    const long day = 86400;
+    if (node["period_seconds"]) out.period_seconds = r.integer(node["period_seconds"], "reconcile.period_seconds", 1, day);
+    if (node["stale_after_seconds"])
+        out.stale_after_seconds = r.integer(node["stale_after_seconds"], "reconcile.stale_after_seconds", 1, day);
+    if (node["write_timeout_seconds"])
+        out.write_timeout_seconds = r.integer(node["write_timeout_seconds"], "reconcile.write_timeout_seconds", 1, day);
+    if (out.stale_after_seconds < out.period_seconds)
+        r.fail(node["stale_after_seconds"], "reconcile.stale_after_seconds", "must be at least period_seconds");
+}
+
+void read_partitions(const Reader& r, const YAML::Node& node, std::map<std::string, PartitionMapping>& out) {
+    if (!node.IsMap()) r.fail(node, "partitions", "expected a mapping of partition names");
+    for (const auto& entry : node) {
+        std::string name = entry.first.as<std::string>();
+        std::string key = "partitions." + name;
+        r.expect_map(entry.second, key, {"node_labels"});
+        PartitionMapping mapping;
+        if (entry.second["node_labels"]) mapping.node_labels = r.labels(entry.second["node_labels"], key + ".node_labels");
+        out[name] = std::move(mapping);
+    }
+}
+
+QuotaGroup read_group(const Reader& r, const YAML::Node& node, const std::string& key) {
+    r.expect_map(node, key, {"name", "accounts", "namespaces", "gpus"});
+    QuotaGroup group;
+    for (const char* required : {"name", "gpus"})
+        if (!node[required]) r.fail(node, key + "." + required, "missing");
+    group.name = r.text(node["name"], key + ".name");
+    group.gpus = r.integer(node["gpus"], key + ".gpus", 0, 1000000);
+    if (node["accounts"]) group.accounts = r.names(node["accounts"], key + ".accounts");
+    if (node["namespaces"]) group.namespaces = r.names(node["namespaces"], key + ".namespaces");
+    return group;
+}
+
+void read_groups(const Reader& r, const YAML::Node& node, std::vector<QuotaGroup>& out) {
+    if (!node.IsSequence()) r.fail(node, "groups", "expected a list of quota groups");
+    std::set<std::string> seen_groups, seen_accounts, seen_namespaces;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+        std::string key = "groups[" + std::to_string(i) + "]";
+        QuotaGroup group = read_group(r, node[i], key);
+        if (!seen_groups.insert(group.name).second) r.fail(node[i]["name"], key + ".name", "duplicate group '" + group.name + "'");
+        // One account or namespace in two groups would count its use against both quotas.
+        for (const auto& account : group.accounts)
+            if (!seen_accounts.insert(account).second)
+                r.fail(node[i]["accounts"], key + ".accounts", "account '" + account + "' is already in another group");
+        for (const auto& ns : group.namespaces)
+            if (!seen_namespaces.insert(ns).second)
+                r.fail(node[i]["namespaces"], key + ".namespaces", "namespace '" + ns + "' is already in another group");
+        out.push_back(std::move(group));
+    }
+}
+
+}  // namespace
+
+BridgeConfig parse_bridge_config(const std::string& yaml_text, const std::string& file) {
+    Reader r(file);
+    YAML::Node root;
+    try {
+        root = YAML::Load(yaml_text);
+    } catch (const YAML::ParserException& e) {
+        throw InputError({file, e.mark.line + 1, ""}, "invalid YAML: " + e.msg);
+    }
+    BridgeConfig config;
+    config.source_file = file;
+    if (!root.IsDefined() || root.IsNull()) throw InputError({file, 0, ""}, "empty configuration");
+    r.expect_map(root, "", {"kubernetes", "slurm", "reconcile", "metrics", "partitions", "groups"});
+    if (root["kubernetes"]) read_kubernetes(r, root["kubernetes"], config.kubernetes);
+    if (root["slurm"]) read_slurm(r, root["slurm"], config.slurm);
+    if (root["reconcile"]) read_reconcile(r, root["reconcile"], config.reconcile);
+    if (root["metrics"]) {
+        r.expect_map(root["metrics"], "metrics", {"listen"});
+        if (root["metrics"]["listen"]) config.metrics_listen = r.text(root["metrics"]["listen"], "metrics.listen");
+    }
+    if (root["partitions"]) read_partitions(r, root["partitions"], config.partitions);
+    if (!root["groups"]) throw InputError({file, 0, "groups"}, "missing: at least one quota group is needed");
+    read_groups(r, root["groups"], config.groups);
+    return config;
+}
+
+BridgeConfig load_bridge_config(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw InputError({path, 0, ""}, "cannot read the configuration file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return parse_bridge_config(text.str(), path);
+}
+
+}  // namespace fairway::quota

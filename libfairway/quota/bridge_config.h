@@ -1,0 +1,60 @@
+// fairway-bridge's configuration: which Kubernetes API to talk to, how Slurm partitions and
+// accounts map onto Kueue/Volcano objects, and the quota groups whose GPUs both clusters share.
+// Pure data plus a YAML loader whose errors name file, line and key (fairway::InputError).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fairway::quota {
+
+enum class Backend { kueue, volcano };
+
+struct KubernetesSettings {
+    std::string kubeconfig;            // path; empty means the in-cluster service account
+    Backend backend = Backend::kueue;
+    std::string cohort = "fairway";    // Kueue cohort all managed ClusterQueues join
+    std::string local_queue = "fairway";  // name of the LocalQueue created in each namespace
+    std::string gpu_resource = "nvidia.com/gpu";
+    std::string partition_label = "fairway.io/slurm-partition";  // default flavor node label key
+};
+
+struct SlurmSettings {
+    std::string cluster;               // slurmdbd cluster name; empty: the local ClusterName
+    std::string gres = "gpu";          // GRES type counted and limited (gres/<gres>)
+};
+
+struct ReconcileSettings {
+    int period_seconds = 10;           // one reconcile cycle
+    int stale_after_seconds = 30;      // a side's data older than this is stale: no raises
+    int write_timeout_seconds = 10;    // after this, a write that has not landed never will
+};
+
+struct PartitionMapping {
+    std::map<std::string, std::string> node_labels;  // ResourceFlavor nodeLabels
+};
+
+struct QuotaGroup {
+    std::string name;
+    std::vector<std::string> accounts;    // Slurm accounts sharing the quota
+    std::vector<std::string> namespaces;  // Kubernetes namespaces sharing the quota
+    long gpus = 0;                         // Q: GPUs both clusters together may use
+};
+
+struct BridgeConfig {
+    std::string source_file;
+    KubernetesSettings kubernetes;
+    SlurmSettings slurm;
+    ReconcileSettings reconcile;
+    std::string metrics_listen = "127.0.0.1:9464";
+    std::map<std::string, PartitionMapping> partitions;  // optional per-partition overrides
+    std::vector<QuotaGroup> groups;
+};
+
+// Parses YAML text; `file` only names the source in error messages.
+BridgeConfig parse_bridge_config(const std::string& yaml_text, const std::string& file);
+// Reads and parses a file; an unreadable file is an InputError naming it.
+BridgeConfig load_bridge_config(const std::string& path);
+
+}  // namespace fairway::quota
