@@ -1,45 +1,212 @@
 #include "priority/adapter.h"
 
-#include <cmath>
+#include <chrono>
+#include <exception>
+
+#include "common/error.h"
+#include "priority/association_sync.h"
+#include "priority/job_prioritizer.h"
+#include "priority/usage_recovery.h"
 
 namespace fairway::priority {
+namespace {
+
+constexpr const char* kThreadName = "fairway_prio";
+
+fairshare::TimePoint time_point(time_t t)
+{
+    return fairshare::TimePoint{Seconds{t}};
+}
+
+}  // namespace
 
 int Adapter::start()
 {
     symbols_ = find_slurmctld_symbols();
     in_slurmctld_ = symbols_.complete();
-    if (in_slurmctld_)
-        info("priority/fairway: loaded in slurmctld");
-    else
-        debug("priority/fairway: loaded outside slurmctld (client mode: no thread, no state)");
+    client_dampening_ = slurm_conf.fs_dampening_factor ? slurm_conf.fs_dampening_factor : 1;
+    if (!in_slurmctld_) {
+        debug("priority/fairway: loaded outside slurmctld: no thread, no state");
+        return SLURM_SUCCESS;
+    }
+    std::shared_ptr<const Settings> settings;
+    try {
+        settings = std::make_shared<const Settings>(read_settings(slurm_conf, *symbols_.tres_count));
+    } catch (const InputError& e) {
+        fatal("priority/fairway: invalid priority configuration in slurm.conf: %s", e.what());
+    }
+    with_accounting_ = slurm_with_slurmdbd();
+    if (!with_accounting_)
+        error("priority/fairway: fair-share needs AccountingStorageType=accounting_storage/slurmdbd; "
+              "the fair-share factor stays 0");
+    {
+        std::lock_guard<std::mutex> lock(state_mutex_);
+        settings_ = settings;
+        last_pass_ = time(nullptr);
+    }
+    if (with_accounting_)
+        recover_saved_usage(*settings, time(nullptr));
+    site_factor_plugin_init();
+    info("priority/fairway: loaded in slurmctld: %s", describe(*settings).c_str());
+    thread_.start(kThreadName, [this] { run_pass(); }, [this] { return current_settings()->calc_period; });
     return SLURM_SUCCESS;
 }
 
-void Adapter::stop() {}
+void Adapter::stop()
+{
+    if (!in_slurmctld_)
+        return;
+    thread_.stop();
+    save_state();
+    site_factor_plugin_fini();
+}
+
+std::shared_ptr<const Settings> Adapter::current_settings()
+{
+    std::lock_guard<std::mutex> lock(state_mutex_);
+    return settings_;
+}
+
+std::shared_ptr<const fairshare::FairShareResult> Adapter::current_fair_share()
+{
+    std::lock_guard<std::mutex> lock(state_mutex_);
+    return fair_share_;
+}
+
+void Adapter::recover_saved_usage(const Settings& settings, time_t now)
+{
+    const fairshare::LedgerConfig config = settings.fairshare.ledger_config();
+    const Seconds tolerance = 2 * settings.calc_period + Seconds{60};
+    auto saved = load_saved_ledger(settings.state_file, config, now, tolerance);
+    std::lock_guard<std::mutex> lock(state_mutex_);
+    if (saved) {
+        last_pass_ = saved->clock().time_since_epoch().count();
+        info("priority/fairway: recovered the usage of %zu associations from %s (saved at %ld)",
+             saved->association_count(), settings.state_file.c_str(), static_cast<long>(last_pass_));
+        ledger_ = std::move(saved);
+        return;
+    }
+    ledger_.emplace(config);
+    rebuild_pending_ = true;
+}
+
+void Adapter::rebuild_if_needed(const Settings& settings, time_t now)
+{
+    {
+        std::lock_guard<std::mutex> lock(state_mutex_);
+        if (!rebuild_pending_)
+            return;
+    }
+    const fairshare::LedgerConfig config = settings.fairshare.ledger_config();
+    auto records = usage_from_accounting(*symbols_.acct_db_conn, config, now);
+    if (!records)
+        return;  // logged; tried again next pass
+    try {
+        auto rebuilt = fairshare::WindowedUsageLedger::rebuild(config, *records, time_point(now));
+        std::lock_guard<std::mutex> lock(state_mutex_);
+        info("priority/fairway: usage rebuilt from accounting: %zu associations", rebuilt.association_count());
+        ledger_ = std::move(rebuilt);
+        last_pass_ = now;
+        rebuilt_until_ = now;
+        rebuild_pending_ = false;
+    } catch (const InputError& e) {
+        error("priority/fairway: cannot rebuild usage from accounting: %s", e.what());
+    }
+}
+
+}  // namespace fairway::priority
+
+namespace fairway::priority {
+
+void Adapter::save_state()
+{
+    std::string path, bytes;
+    {
+        std::lock_guard<std::mutex> lock(state_mutex_);
+        if (!ledger_ || !settings_ || settings_->state_file.empty() || rebuild_pending_)
+            return;
+        path = settings_->state_file;
+        bytes = ledger_->serialize();
+    }
+    save_ledger(path, bytes);
+}
 
 uint32_t Adapter::initial_priority(job_record_t* job)
 {
-    if (job->direct_set_prio && job->priority > 0)
-        return job->priority;
-    return 1;
+    if (!in_slurmctld_)
+        return 1;
+    site_factor_g_set(job);
+    JobPrioritizer prioritizer(current_settings(), current_fair_share(), symbols_);
+    return prioritizer.initial(job, time(nullptr));
 }
 
-void Adapter::reconfigure(bool) {}
+void Adapter::reconfigure(bool)
+{
+    if (!in_slurmctld_)
+        return;
+    std::shared_ptr<const Settings> fresh;
+    try {
+        fresh = std::make_shared<const Settings>(read_settings(slurm_conf, *symbols_.tres_count));
+    } catch (const InputError& e) {
+        error("priority/fairway: invalid priority configuration in slurm.conf, keeping the previous one: %s",
+              e.what());
+        return;
+    }
+    std::lock_guard<std::mutex> lock(state_mutex_);
+    const bool ledger_changed = !(fresh->fairshare.ledger_config().validated() ==
+                                  settings_->fairshare.ledger_config().validated());
+    if (ledger_changed && with_accounting_) {
+        info("priority/fairway: window, bucket or half-life changed; usage will be rebuilt from accounting");
+        rebuild_pending_ = true;
+    }
+    settings_ = fresh;
+    info("priority/fairway: reconfigured: %s", describe(*fresh).c_str());
+}
 
-void Adapter::refresh_assoc_usage(slurmdb_assoc_rec_t*) {}
+void Adapter::refresh_assoc_usage(slurmdb_assoc_rec_t* assoc)
+{
+    // Slurm asks when an association's effective usage is unset (NO_VAL), e.g. one created since
+    // the last pass: give it what the last pass computed, or no usage.
+    if (!in_slurmctld_ || !assoc || !assoc->usage)
+        return;
+    auto fair_share = current_fair_share();
+    const fairshare::ShareFigures* figures = fair_share ? fair_share->find(assoc->id) : nullptr;
+    assoc->usage->usage_norm = figures ? figures->norm_usage.value_or(0.0) : 0.0L;
+    assoc->usage->usage_efctv = figures ? figures->effective_usage : 0.0L;
+}
 
 double Adapter::classic_fs_factor(long double usage_efctv, long double shares_norm)
 {
-    if (shares_norm <= 0 || usage_efctv < 0)
+    if (fuzzy_equal(usage_efctv, NO_VAL))
         return 0.0;
-    return std::pow(2.0, -static_cast<double>(usage_efctv / shares_norm));
+    uint16_t dampening = client_dampening_;
+    if (in_slurmctld_)
+        dampening = current_settings()->fair_share.dampening;
+    return fairshare::classic_fs_factor(usage_efctv, shares_norm, dampening);
 }
 
-List Adapter::priority_factors(priority_factors_request_msg_t*, uid_t)
+void Adapter::job_ended(job_record_t* job)
 {
-    return nullptr;
+    // Slurm holds the job write lock here (and calls this only with AccountingStorageEnforce=limits).
+    if (!in_slurmctld_)
+        return;
+    time_t last_pass;
+    {
+        std::lock_guard<std::mutex> lock(state_mutex_);
+        last_pass = last_pass_;
+    }
+    std::optional<UsageCharge> charge;
+    {
+        AssocMgrLock locks({.assoc = WRITE_LOCK, .qos = WRITE_LOCK, .tres = READ_LOCK});
+        release_reserved_run_seconds(job, *symbols_.tres_count);
+        if (with_accounting_)
+            charge = charges_.final_charge(job, time(nullptr), last_pass, symbols_);
+    }
+    if (!charge)
+        return;
+    std::lock_guard<std::mutex> lock(state_mutex_);
+    if (ledger_)
+        ledger_->charge(charge->assoc, charge->billing_seconds, time_point(charge->at));
 }
-
-void Adapter::job_ended(job_record_t*) {}
 
 }  // namespace fairway::priority

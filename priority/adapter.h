@@ -1,8 +1,21 @@
 // The adapter behind the entry points: owns the configuration, the core's usage ledger, the
-// calculation thread and the state file. It translates between Slurm's records and the core.
+// calculation thread and the state file, and translates between Slurm's records and the core.
+//
+// Locking: Slurm's locks (slurmctld's, then assoc_mgr's) are always taken before state_mutex_,
+// never while holding it; state_mutex_ is held only for short in-memory work.
 #pragma once
 
-#include "priority/slurm_api.h"
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "fairshare/association_tree.h"
+#include "fairshare/fair_share.h"
+#include "fairshare/usage_ledger.h"
+#include "priority/job_charges.h"
+#include "priority/periodic_thread.h"
+#include "priority/settings.h"
 #include "priority/slurmctld_symbols.h"
 
 namespace fairway::priority {
@@ -23,8 +36,39 @@ public:
     void job_ended(job_record_t* job);
 
 private:
+    struct CollectedUsage {
+        std::vector<UsageCharge> charges;
+        std::optional<fairshare::AssociationTree> tree;
+    };
+
+    std::shared_ptr<const Settings> current_settings();
+    std::shared_ptr<const fairshare::FairShareResult> current_fair_share();
+    void recover_saved_usage(const Settings& settings, time_t now);
+    void rebuild_if_needed(const Settings& settings, time_t now);
+    void run_pass();
+    CollectedUsage collect_usage(time_t now);
+    std::optional<fairshare::AssociationTree> charge_and_advance(const CollectedUsage& usage, time_t now);
+    void publish(const Settings& settings, const fairshare::AssociationTree& tree);
+    int reprioritize_jobs(time_t now);
+    void warn_if_gpus_unbilled();
+    void save_state();
+    bool may_see_job(const job_record_t* job, uid_t uid) const;
+
     SlurmctldSymbols symbols_;
     bool in_slurmctld_ = false;
+    bool with_accounting_ = false;
+    uint16_t client_dampening_ = 1;
+    JobChargeTracker charges_;   // guarded by slurmctld's job write lock
+    PeriodicThread thread_;
+
+    std::mutex state_mutex_;     // guards everything below
+    std::shared_ptr<const Settings> settings_;
+    std::shared_ptr<const fairshare::FairShareResult> fair_share_;
+    std::optional<fairshare::WindowedUsageLedger> ledger_;
+    time_t last_pass_ = 0;                    // time the ledger was last advanced to
+    bool rebuild_pending_ = false;            // rebuild the ledger from accounting at the next pass
+    std::optional<time_t> rebuilt_until_;     // set by a rebuild; tells charges_ where usage starts
+    bool gpu_billing_checked_ = false;
 };
 
 }  // namespace fairway::priority

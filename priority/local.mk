@@ -4,6 +4,14 @@ priority_priority_fairway_la_SOURCES = \
 	priority/slurm_api.h \
 	priority/plugin.cpp \
 	priority/adapter.cpp priority/adapter.h \
+	priority/calc_pass.cpp \
+	priority/factors_listing.cpp \
+	priority/association_sync.cpp priority/association_sync.h \
+	priority/job_charges.cpp priority/job_charges.h \
+	priority/job_prioritizer.cpp priority/job_prioritizer.h \
+	priority/periodic_thread.cpp priority/periodic_thread.h \
+	priority/settings.cpp priority/settings.h \
+	priority/usage_recovery.cpp priority/usage_recovery.h \
 	priority/slurmctld_symbols.cpp priority/slurmctld_symbols.h
 # Slurm's config.h defines PACKAGE_* and VERSION itself; drop configure's copies to avoid redefinitions.
 priority_priority_fairway_la_CPPFLAGS = -UPACKAGE_BUGREPORT -UPACKAGE_NAME -UPACKAGE_STRING -UPACKAGE_TARNAME \
@@ -15,7 +23,7 @@ priority_priority_fairway_la_CXXFLAGS = $(SLURM_ADAPTER_FLAGS)
 priority_priority_fairway_la_LDFLAGS = $(PLUGIN_LINK_FLAGS) \
 	-Wl,--version-script=$(top_srcdir)/priority/priority_fairway.map \
 	-export-symbols-regex '^(plugin_name|plugin_type|plugin_version|init|fini|priority_p_(set|reconfig|set_assoc_usage|calc_fs_factor|get_priority_factors_list|job_end))$$'
-priority_priority_fairway_la_LIBADD = libfairway/libfairway.la -ldl
+priority_priority_fairway_la_LIBADD = libfairway/libfairway.la -ldl -lpthread
 EXTRA_DIST += priority/README.md priority/priority_fairway.map
 EXTRA_priority_priority_fairway_la_DEPENDENCIES = $(top_srcdir)/priority/priority_fairway.map
 

@@ -7,6 +7,7 @@ extern "C" {
 #include "src/common/log.h"
 #include "src/common/site_factor.h"
 #include "src/common/slurm_accounting_storage.h"
+#include "src/common/slurm_mcs.h"
 #include "src/common/slurm_priority.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"

@@ -15,7 +15,7 @@ void look_up(T& target, const char* name)
 
 bool SlurmctldSymbols::complete() const
 {
-    return job_list && last_job_update && cluster_cpus && tres_count && acct_db_conn && lock && unlock &&
+    return job_list && part_list && last_job_update && cluster_cpus && tres_count && acct_db_conn && lock && unlock &&
            find_part && is_operator && billable_tres;
 }
 
@@ -23,6 +23,7 @@ SlurmctldSymbols find_slurmctld_symbols()
 {
     SlurmctldSymbols symbols;
     look_up(symbols.job_list, "job_list");
+    look_up(symbols.part_list, "part_list");
     look_up(symbols.last_job_update, "last_job_update");
     look_up(symbols.cluster_cpus, "cluster_cpus");
     look_up(symbols.tres_count, "slurmctld_tres_cnt");

@@ -1,0 +1,112 @@
+// sprio's request: the priority factors of pending jobs, one entry per job and partition, filtered
+// by the job ids, users and partitions sprio asked for and by PrivateData=jobs.
+#include <algorithm>
+
+#include "priority/adapter.h"
+#include "priority/job_prioritizer.h"
+
+namespace fairway::priority {
+namespace {
+
+template <typename T>
+bool list_holds(List list, T wanted)
+{
+    if (!list)
+        return true;  // no filter
+    ListIterator it = list_iterator_create(list);
+    bool found = false;
+    while (auto* item = static_cast<T*>(list_next(it)))
+        found = found || *item == wanted;
+    list_iterator_destroy(it);
+    return found;
+}
+
+bool partition_wanted(List wanted, part_record_t* partition)
+{
+    if (!wanted)
+        return true;
+    return list_find_first(wanted, [](void* item, void* key) { return item == key ? 1 : 0; }, partition);
+}
+
+List partitions_named(const char* names, const SlurmctldSymbols& symbols)
+{
+    if (!names)
+        return nullptr;
+    List found = list_create(nullptr);
+    char* copy = xstrdup(names);
+    char* save = nullptr;
+    for (char* name = strtok_r(copy, ",", &save); name; name = strtok_r(nullptr, ",", &save)) {
+        if (part_record_t* partition = symbols.find_part(name))
+            list_append(found, partition);
+    }
+    xfree(copy);
+    return found;
+}
+
+priority_factors_object_t* factors_of(job_record_t* job, part_record_t* partition)
+{
+    auto* factors = static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
+    if (job->direct_set_prio)
+        factors->direct_prio = job->priority;
+    else
+        slurm_copy_priority_factors_object(factors, job->prio_factors);
+    factors->job_id = job->job_id;
+    factors->partition = partition->name;  // as multifactor: the packer copies it, lock still held
+    factors->user_id = job->user_id;
+    return factors;
+}
+
+}  // namespace
+
+bool Adapter::may_see_job(const job_record_t* job, uid_t uid) const
+{
+    if (!(slurm_conf.private_data & PRIVATE_DATA_JOBS) || job->user_id == uid || symbols_.is_operator(uid))
+        return true;
+    if (slurm_mcs_get_privatedata() == 1)
+        return mcs_g_check_mcs_label(uid, job->mcs_label, false) == 0;
+    return assoc_mgr_is_user_acct_coord(*symbols_.acct_db_conn, uid, job->account);
+}
+
+List Adapter::priority_factors(priority_factors_request_msg_t* request, uid_t uid)
+{
+    if (!in_slurmctld_ || !request)
+        return nullptr;
+    const time_t now = time(nullptr);
+    const auto settings = current_settings();
+    JobPrioritizer prioritizer(settings, current_fair_share(), symbols_);
+    SlurmctldLock locks(symbols_, {.job = READ_LOCK, .part = READ_LOCK});
+    List wanted_partitions = partitions_named(request->partitions, symbols_);
+    List out = list_create(slurm_destroy_priority_factors_object);
+    ListIterator it = list_iterator_create(*symbols_.job_list);
+    while (auto* job = static_cast<job_record_t*>(list_next(it))) {
+        const time_t eligible = settings->accrue_always ? job->details->submit_time : job->details->begin_time;
+        if ((!IS_JOB_PENDING(job) && !settings->calculate_running) || IS_JOB_REVOKED(job) || !job->details ||
+            !eligible || eligible > now || job->priority == 0 || !job->prio_factors)
+            continue;
+        if (!list_holds(request->job_id_list, job->job_id) || !list_holds(request->uid_list, job->user_id) ||
+            !may_see_job(job, uid))
+            continue;
+        if (!job->part_ptr_list) {
+            if (job->part_ptr && partition_wanted(wanted_partitions, job->part_ptr))
+                list_append(out, factors_of(job, job->part_ptr));
+            continue;
+        }
+        ListIterator parts = list_iterator_create(job->part_ptr_list);
+        while (auto* partition = static_cast<part_record_t*>(list_next(parts))) {
+            if (!partition_wanted(wanted_partitions, partition))
+                continue;
+            priority_factors_object_t* factors = factors_of(job, partition);
+            AssocMgrLock assoc({.assoc = READ_LOCK, .qos = READ_LOCK});
+            prioritizer.factors_in_partition(job, partition, now, factors);
+            list_append(out, factors);
+        }
+        list_iterator_destroy(parts);
+    }
+    list_iterator_destroy(it);
+    FREE_NULL_LIST(wanted_partitions);
+    if (!list_count(out))
+        FREE_NULL_LIST(out);
+    return out;
+}
+
+}  // namespace fairway::priority

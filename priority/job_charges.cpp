@@ -1,0 +1,110 @@
+#include "priority/job_charges.h"
+
+#include <algorithm>
+
+namespace fairway::priority {
+namespace {
+
+bool has_ended(const job_record_t* job)
+{
+    return IS_JOB_FINISHED(job) || IS_JOB_COMPLETING(job);
+}
+
+// A job accrues usage once it started and while it is not pending again (a requeued job keeps
+// its old start time while it waits).
+bool accrues_usage(const job_record_t* job)
+{
+    return job->start_time && job->assoc_ptr && (!IS_JOB_PENDING(job) || has_ended(job));
+}
+
+double usage_factor(const job_record_t* job)
+{
+    const slurmdb_qos_rec_t* qos = job->qos_ptr;
+    return (qos && qos->usage_factor >= 0) ? qos->usage_factor : 1.0;
+}
+
+void subtract_run_seconds(uint64_t* used, const std::vector<uint64_t>& reserved)
+{
+    for (size_t i = 0; i < reserved.size(); ++i)
+        used[i] = used[i] > reserved[i] ? used[i] - reserved[i] : 0;
+}
+
+}  // namespace
+
+void release_reserved_run_seconds(const job_record_t* job, int tres_count)
+{
+    if (!job->tres_alloc_cnt || tres_count <= 0)
+        return;
+    // The same integer arithmetic as acct_policy_job_begin, so the amounts cancel exactly.
+    uint64_t seconds = static_cast<uint64_t>(job->time_limit) * 60;
+    if (job->qos_ptr && job->qos_ptr->usage_factor >= 0)
+        seconds = static_cast<uint64_t>(static_cast<double>(seconds) * job->qos_ptr->usage_factor);
+    std::vector<uint64_t> reserved(tres_count, 0);
+    for (int i = 0; i < tres_count; ++i) {
+        if (i != TRES_ARRAY_ENERGY && job->tres_alloc_cnt[i] != NO_CONSUME_VAL64)
+            reserved[i] = job->tres_alloc_cnt[i] * seconds;
+    }
+    slurmdb_qos_rec_t* job_qos = job->qos_ptr;
+    if (job_qos && job_qos->usage)
+        subtract_run_seconds(job_qos->usage->grp_used_tres_run_secs, reserved);
+    slurmdb_qos_rec_t* partition_qos = job->part_ptr ? job->part_ptr->qos_ptr : nullptr;
+    if (partition_qos && partition_qos != job_qos && partition_qos->usage)
+        subtract_run_seconds(partition_qos->usage->grp_used_tres_run_secs, reserved);
+    for (slurmdb_assoc_rec_t* assoc = job->assoc_ptr; assoc && assoc->usage; assoc = assoc->usage->parent_assoc_ptr)
+        subtract_run_seconds(assoc->usage->grp_used_tres_run_secs, reserved);
+}
+
+std::optional<UsageCharge> JobChargeTracker::charge_job(job_record_t* job, time_t now, time_t last_pass,
+                                                        const SlurmctldSymbols& symbols,
+                                                        std::unordered_map<uint32_t, time_t>& still_running)
+{
+    if (!accrues_usage(job))
+        return std::nullopt;
+    const auto known = charged_until_.find(job->job_id);
+    const time_t from = std::max({job->start_time, known != charged_until_.end() ? known->second : last_pass,
+                                  accounted_until_});
+    const bool ended = has_ended(job);
+    const time_t to = ended ? std::min(std::max(job->end_time, from), now) : now;
+    if (!ended)
+        still_running[job->job_id] = std::max(to, from);
+    if (to <= from)
+        return std::nullopt;
+    const double billing = symbols.billable_tres(job, from, true);
+    if (!(billing > 0))
+        return std::nullopt;
+    return UsageCharge{job->assoc_ptr->id, billing * static_cast<double>(to - from) * usage_factor(job), to};
+}
+
+std::vector<UsageCharge> JobChargeTracker::collect(List jobs, time_t now, time_t last_pass,
+                                                   const SlurmctldSymbols& symbols)
+{
+    std::vector<UsageCharge> charges;
+    std::unordered_map<uint32_t, time_t> still_running;
+    ListIterator it = list_iterator_create(jobs);
+    while (auto* job = static_cast<job_record_t*>(list_next(it))) {
+        if (auto charge = charge_job(job, now, last_pass, symbols, still_running))
+            charges.push_back(*charge);
+    }
+    list_iterator_destroy(it);
+    charged_until_.swap(still_running);
+    return charges;
+}
+
+void JobChargeTracker::reset(time_t accounted_until)
+{
+    charged_until_.clear();
+    accounted_until_ = accounted_until;
+}
+
+std::optional<UsageCharge> JobChargeTracker::final_charge(job_record_t* job, time_t now, time_t last_pass,
+                                                          const SlurmctldSymbols& symbols)
+{
+    std::unordered_map<uint32_t, time_t> ignored;
+    // Slurm calls this before the job is marked finished; treat it as ended at its end time.
+    const time_t end = job->end_time ? std::min(job->end_time, now) : now;
+    auto charge = charge_job(job, end, last_pass, symbols, ignored);
+    charged_until_[job->job_id] = std::max(end, job->start_time);
+    return charge;
+}
+
+}  // namespace fairway::priority

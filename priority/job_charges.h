@@ -1,0 +1,58 @@
+// Turns running and finished jobs into billable usage charges: TRES billing (TRESBillingWeights of
+// the job's partition, via Slurm's own calc_job_billable_tres) x seconds x QOS UsageFactor.
+//
+// Each job is charged for the time since it was last charged, so a job is never charged twice
+// for the same second, whether the charge comes from a calculation pass or from
+// priority_p_job_end (which Slurm calls only with AccountingStorageEnforce=limits).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "fairshare/usage_ledger.h"
+#include "priority/slurmctld_symbols.h"
+
+namespace fairway::priority {
+
+struct UsageCharge {
+    fairshare::AssocId assoc = 0;
+    double billing_seconds = 0;
+    time_t at = 0;   // end of the charged interval
+};
+
+class JobChargeTracker {
+public:
+    // Charges of every job in `jobs` since it was last charged, or since `last_pass` for jobs not
+    // seen before (after a restart: the time the saved usage was last advanced to).
+    // Caller holds slurmctld's job write lock (billing is cached in the job record) and assoc_mgr's
+    // QOS and TRES read locks.
+    std::vector<UsageCharge> collect(List jobs, time_t now, time_t last_pass, const SlurmctldSymbols& symbols);
+
+    // Forgets what was charged: usage up to `accounted_until` is already in the ledger (it was
+    // rebuilt from accounting), so no job is charged for time before it. Same locks as collect().
+    void reset(time_t accounted_until);
+
+    // The final charge of one job that just ended; same locks as collect().
+    std::optional<UsageCharge> final_charge(job_record_t* job, time_t now, time_t last_pass,
+                                            const SlurmctldSymbols& symbols);
+
+private:
+    std::optional<UsageCharge> charge_job(job_record_t* job, time_t now, time_t last_pass,
+                                          const SlurmctldSymbols& symbols,
+                                          std::unordered_map<uint32_t, time_t>& still_running);
+
+    // Job id -> the time up to which it has been charged; only jobs still running.
+    std::unordered_map<uint32_t, time_t> charged_until_;
+    time_t accounted_until_ = 0;
+};
+
+// With AccountingStorageEnforce=limits, Slurm reserves each running job's TRES x time limit x
+// UsageFactor in grp_used_tres_run_secs of its QOS, partition QOS and associations when it starts
+// (GrpTRESRunMins); the priority plugin must give that back when the job ends. fairway returns it
+// all at the end (it does not return it gradually as multifactor does).
+// Caller holds assoc_mgr's assoc and QOS write locks and TRES read lock.
+void release_reserved_run_seconds(const job_record_t* job, int tres_count);
+
+}  // namespace fairway::priority

@@ -1,0 +1,199 @@
+#include "priority/job_prioritizer.h"
+
+#include <algorithm>
+
+namespace fairway::priority {
+namespace {
+
+fairshare::TimePoint time_point(time_t t)
+{
+    return fairshare::TimePoint{Seconds{t}};
+}
+
+uint32_t job_cpus(const job_record_t* job)
+{
+    if (job->total_cpus)
+        return job->total_cpus;
+    if (job->details->max_cpus != NO_VAL)
+        return job->details->max_cpus;
+    return job->details->min_cpus;
+}
+
+// Slurm leaves "no priority" as NO_VAL or INFINITE in association and QOS records.
+uint32_t set_or_zero(uint32_t value)
+{
+    return (value == NO_VAL || value == INFINITE) ? 0 : value;
+}
+
+uint64_t tres_value(const job_record_t* job, int index)
+{
+    if (job->tres_alloc_cnt && job->tres_alloc_cnt[index] != NO_CONSUME_VAL64)
+        return job->tres_alloc_cnt[index];
+    return job->tres_req_cnt ? job->tres_req_cnt[index] : 0;
+}
+
+}  // namespace
+
+JobPrioritizer::JobPrioritizer(std::shared_ptr<const Settings> settings,
+                               std::shared_ptr<const fairshare::FairShareResult> fair_share,
+                               const SlurmctldSymbols& symbols)
+    : settings_(std::move(settings)), fair_share_(std::move(fair_share)), symbols_(symbols)
+{
+    cluster_.nodes = std::max<uint32_t>(1, static_cast<uint32_t>(node_record_count));
+    cluster_.cpus = std::max<uint32_t>(1, *symbols_.cluster_cpus);
+    tres_count_ = settings_->priority.weights.tres.empty() ? 0 : *symbols_.tres_count;
+}
+
+bool JobPrioritizer::wants(const job_record_t* job) const
+{
+    if (job->priority == 0 || !job->details || IS_JOB_POWER_UP_NODE(job))
+        return false;
+    if (job->direct_set_prio)
+        return false;
+    return IS_JOB_PENDING(job) || (settings_->calculate_running && !IS_JOB_FINISHED(job));
+}
+
+void JobPrioritizer::fill_job_facts(const job_record_t* job, time_t)
+{
+    const fairshare::PriorityConfig& config = settings_->priority;
+    const job_details* details = job->details;
+    facts_.accrue_time.reset();
+    if (details->accrue_time)
+        facts_.accrue_time = time_point(details->accrue_time);
+    facts_.fairshare_factor = (fair_share_ && config.weights.fairshare && job->assoc_ptr)
+                                  ? fair_share_->job_factor(job->assoc_ptr->id)
+                                  : 0.0;
+    facts_.cpus = job_cpus(job);
+    facts_.min_nodes = details->min_nodes;
+    facts_.time_limit_minutes.reset();
+    if (job->time_limit != NO_VAL)
+        facts_.time_limit_minutes = job->time_limit;
+    const slurmdb_assoc_rec_t* assoc = job->assoc_ptr;
+    facts_.assoc_priority = assoc ? set_or_zero(assoc->priority) : 0;
+    facts_.assoc_priority_norm = (assoc && assoc->usage) ? assoc->usage->priority_norm : 0.0;
+    const slurmdb_qos_rec_t* qos = job->qos_ptr;
+    facts_.qos_priority = qos ? set_or_zero(qos->priority) : 0;
+    facts_.qos_priority_norm = (qos && qos->usage) ? qos->usage->norm_priority : 0.0;
+    facts_.site_factor = static_cast<int64_t>(job->site_factor) - NICE_OFFSET;
+    facts_.nice = static_cast<int64_t>(details->nice) - NICE_OFFSET;
+    facts_.tres_count.resize(tres_count_);
+    for (int i = 0; i < tres_count_; ++i)
+        facts_.tres_count[i] = tres_value(job, i);
+    facts_.partitions.clear();
+}
+
+void JobPrioritizer::add_partition(const part_record_t* partition)
+{
+    fairshare::PartitionFacts& facts = facts_.partitions.emplace_back();
+    facts.name = partition->name ? partition->name : "";
+    facts.priority_job_factor = partition->priority_job_factor;
+    facts.norm_priority = partition->norm_priority;
+    facts.max_time_minutes = partition->max_time;
+    facts.tres_total.clear();
+    if (partition->tres_cnt && tres_count_ > 0)
+        facts.tres_total.assign(partition->tres_cnt, partition->tres_cnt + tres_count_);
+}
+
+fairshare::JobPriority JobPrioritizer::compute(job_record_t* job, time_t now)
+{
+    fill_job_facts(job, now);
+    if (job->part_ptr)
+        add_partition(job->part_ptr);
+    if (job->part_ptr_list) {
+        // Same order as multifactor's priority_array: by partition PriorityTier.
+        list_sort(job->part_ptr_list, priority_sort_part_tier);
+        ListIterator it = list_iterator_create(job->part_ptr_list);
+        while (auto* partition = static_cast<part_record_t*>(list_next(it)))
+            add_partition(partition);
+        list_iterator_destroy(it);
+    }
+    return fairshare::compute_job_priority(settings_->priority, cluster_, facts_, time_point(now));
+}
+
+void JobPrioritizer::write_factors(job_record_t* job, const fairshare::JobPriority& priority) const
+{
+    if (!job->prio_factors)
+        job->prio_factors = static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
+    priority_factors_object_t* out = job->prio_factors;
+    const fairshare::PriorityFactors& weighted = priority.weighted;
+    out->priority_age = weighted.age;
+    out->priority_assoc = weighted.assoc;
+    out->priority_fs = weighted.fairshare;
+    out->priority_js = weighted.job_size;
+    out->priority_part = weighted.partition;
+    out->priority_qos = weighted.qos;
+    out->priority_site = job->site_factor;
+    out->nice = job->details ? job->details->nice : NICE_OFFSET;
+    if (tres_count_ == 0 || weighted.tres.size() != static_cast<size_t>(tres_count_))
+        return;
+    if (!out->priority_tres) {
+        out->priority_tres = static_cast<double*>(xcalloc(tres_count_, sizeof(double)));
+        out->tres_weights = static_cast<double*>(xcalloc(tres_count_, sizeof(double)));
+        out->tres_cnt = tres_count_;
+    }
+    std::copy(weighted.tres.begin(), weighted.tres.end(), out->priority_tres);
+    const auto& weights = settings_->priority.weights.tres;
+    std::copy(weights.begin(), weights.end(), out->tres_weights);
+}
+
+bool JobPrioritizer::write_partition_priorities(job_record_t* job, const fairshare::JobPriority& priority) const
+{
+    if (!job->part_ptr_list)
+        return false;
+    const size_t count = list_count(job->part_ptr_list);
+    // partition_priority[0] is for job->part_ptr; the rest follow part_ptr_list's order.
+    if (priority.partition_priority.size() != count + 1)
+        return false;
+    if (!job->priority_array)
+        job->priority_array = static_cast<uint32_t*>(xcalloc(count + 1, sizeof(uint32_t)));
+    bool changed = false;
+    for (size_t i = 0; i < count; ++i) {
+        const uint32_t value = priority.partition_priority[i + 1];
+        if (job->priority_array[i] == value || (settings_->incr_only && job->priority_array[i] > value))
+            continue;
+        job->priority_array[i] = value;
+        changed = true;
+    }
+    return changed;
+}
+
+bool JobPrioritizer::update(job_record_t* job, time_t now)
+{
+    if (!wants(job))
+        return false;
+    const fairshare::JobPriority priority = compute(job, now);
+    write_factors(job, priority);
+    bool changed = write_partition_priorities(job, priority);
+    if (job->priority != priority.priority && !(settings_->incr_only && job->priority > priority.priority)) {
+        job->priority = priority.priority;
+        changed = true;
+    }
+    return changed;
+}
+
+uint32_t JobPrioritizer::initial(job_record_t* job, time_t now)
+{
+    if (job->direct_set_prio && job->priority > 0)
+        return job->priority;
+    if (!job->details)
+        return 1;
+    AssocMgrLock locks({.assoc = READ_LOCK, .qos = READ_LOCK});
+    const fairshare::JobPriority priority = compute(job, now);
+    write_factors(job, priority);
+    write_partition_priorities(job, priority);
+    return priority.priority;
+}
+
+void JobPrioritizer::factors_in_partition(job_record_t* job, part_record_t* partition, time_t now,
+                                          priority_factors_object_t* out)
+{
+    fill_job_facts(job, now);
+    add_partition(partition);
+    const fairshare::JobPriority priority =
+        fairshare::compute_job_priority(settings_->priority, cluster_, facts_, time_point(now));
+    out->priority_part = priority.weighted.partition;
+    if (out->priority_tres && priority.weighted.tres.size() == out->tres_cnt)
+        std::copy(priority.weighted.tres.begin(), priority.weighted.tres.end(), out->priority_tres);
+}
+
+}  // namespace fairway::priority

@@ -1,0 +1,54 @@
+// Computes job priorities with the core's formula from a job record and writes them back:
+// job_ptr->priority, job_ptr->priority_array (multi-partition jobs) and job_ptr->prio_factors
+// (weighted factors, which sprio prints).
+#pragma once
+
+#include <memory>
+
+#include "fairshare/fair_share.h"
+#include "fairshare/job_priority.h"
+#include "priority/settings.h"
+#include "priority/slurmctld_symbols.h"
+
+namespace fairway::priority {
+
+class JobPrioritizer {
+public:
+    // `fair_share` may be null (no association data yet): the fair-share factor is then 0.
+    JobPrioritizer(std::shared_ptr<const Settings> settings,
+                   std::shared_ptr<const fairshare::FairShareResult> fair_share,
+                   const SlurmctldSymbols& symbols);
+
+    // Recomputes a pending job (or a running one with CALCULATE_RUNNING). Returns true when
+    // job_ptr->priority or its priority_array changed. Held and directly set priorities are left
+    // alone. Caller holds the job write lock, the partition read lock and assoc_mgr's assoc and
+    // QOS read locks.
+    bool update(job_record_t* job, time_t now);
+
+    // The priority for priority_p_set: computes factors and the array, returns the priority
+    // (Slurm stores it). Same locks as update() except assoc_mgr's, which this takes itself.
+    uint32_t initial(job_record_t* job, time_t now);
+
+    // Weighted partition and TRES factors of a multi-partition job in one of its partitions (sprio
+    // shows one line per partition). Same locks as update().
+    void factors_in_partition(job_record_t* job, part_record_t* partition, time_t now,
+                              priority_factors_object_t* out);
+
+    bool wants(const job_record_t* job) const;
+
+private:
+    fairshare::JobPriority compute(job_record_t* job, time_t now);
+    void fill_job_facts(const job_record_t* job, time_t now);
+    void add_partition(const part_record_t* partition);
+    void write_factors(job_record_t* job, const fairshare::JobPriority& priority) const;
+    bool write_partition_priorities(job_record_t* job, const fairshare::JobPriority& priority) const;
+
+    std::shared_ptr<const Settings> settings_;
+    std::shared_ptr<const fairshare::FairShareResult> fair_share_;
+    const SlurmctldSymbols& symbols_;
+    fairshare::ClusterShape cluster_;
+    int tres_count_ = 0;
+    fairshare::JobFacts facts_;   // reused across jobs to avoid allocating per job
+};
+
+}  // namespace fairway::priority

@@ -1,0 +1,113 @@
+#include "priority/settings.h"
+
+#include <sstream>
+#include <utility>
+
+#include "common/error.h"
+#include "common/slurm_time.h"
+
+namespace fairway::priority {
+namespace {
+
+struct SplitParameters {
+    std::string for_core;                // what fairshare::parse_fairshare_parameters understands
+    std::optional<Seconds> calc_period;  // the adapter's own test-only key
+};
+
+// Takes the adapter's own key out of PriorityParameters; everything else goes to the core parser,
+// which rejects unknown keys.
+SplitParameters split_parameters(std::string_view text)
+{
+    SplitParameters split;
+    std::string_view rest = text;
+    while (!rest.empty()) {
+        const size_t comma = rest.find(',');
+        std::string_view item = rest.substr(0, comma);
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+        const std::string prefix = std::string(kCalcPeriodKey) + "=";
+        if (item.substr(0, prefix.size()) != prefix) {
+            split.for_core += (split.for_core.empty() ? "" : ",") + std::string(item);
+            continue;
+        }
+        auto value = parse_slurm_duration(item.substr(prefix.size()));
+        if (!value || value->count() < 1)
+            throw InputError({"slurm.conf", 0, std::string(kCalcPeriodKey)},
+                             "must be a Slurm duration of at least 1 second, e.g. 0:10 for 10 s");
+        split.calc_period = value;
+    }
+    return split;
+}
+
+fairshare::PriorityWeights read_weights(const slurm_conf_t& conf, int tres_count)
+{
+    fairshare::PriorityWeights weights;
+    weights.age = conf.priority_weight_age;
+    weights.assoc = conf.priority_weight_assoc;
+    weights.fairshare = conf.priority_weight_fs;
+    weights.job_size = conf.priority_weight_js;
+    weights.partition = conf.priority_weight_part;
+    weights.qos = conf.priority_weight_qos;
+    if (conf.priority_weight_tres && *conf.priority_weight_tres && tres_count > 0) {
+        double* array = slurm_get_tres_weight_array(conf.priority_weight_tres, tres_count, false);
+        if (!array)
+            throw InputError({"slurm.conf", 0, "PriorityWeightTRES"},
+                             std::string("cannot parse '") + conf.priority_weight_tres + "'");
+        weights.tres.assign(array, array + tres_count);
+        xfree(array);
+    }
+    return weights;
+}
+
+fairshare::PriorityConfig read_priority_config(const slurm_conf_t& conf, int tres_count)
+{
+    fairshare::PriorityConfig config;
+    config.weights = read_weights(conf, tres_count);
+    config.max_age = Seconds{conf.priority_max_age};
+    config.favor_small = conf.priority_favor_small != 0;
+    const uint16_t flags = conf.priority_flags;
+    config.flags.small_relative_to_time = flags & PRIORITY_FLAGS_SIZE_RELATIVE;
+    config.flags.no_normal_assoc = flags & PRIORITY_FLAGS_NO_NORMAL_ASSOC;
+    config.flags.no_normal_partition = flags & PRIORITY_FLAGS_NO_NORMAL_PART;
+    config.flags.no_normal_qos = flags & PRIORITY_FLAGS_NO_NORMAL_QOS;
+    config.flags.no_normal_tres = flags & PRIORITY_FLAGS_NO_NORMAL_TRES;
+    return config;
+}
+
+}  // namespace
+
+Settings read_settings(const slurm_conf_t& conf, int tres_count)
+{
+    Settings settings;
+    SplitParameters split = split_parameters(conf.priority_params ? conf.priority_params : "");
+    settings.fairshare =
+        fairshare::parse_fairshare_parameters(split.for_core, Seconds{conf.priority_decay_hl});
+    settings.fairshare.ledger_config();  // validates window against bucket and half-life now
+    settings.fair_share.algorithm = (conf.priority_flags & PRIORITY_FLAGS_FAIR_TREE)
+                                        ? fairshare::FairShareAlgorithm::kFairTree
+                                        : fairshare::FairShareAlgorithm::kClassic;
+    settings.fair_share.dampening = conf.fs_dampening_factor ? conf.fs_dampening_factor : 1;
+    settings.priority = read_priority_config(conf, tres_count);
+    settings.calc_period = split.calc_period.value_or(Seconds{conf.priority_calc_period});
+    if (settings.calc_period.count() < 1)
+        settings.calc_period = Seconds{60};
+    settings.accrue_always = conf.priority_flags & PRIORITY_FLAGS_ACCRUE_ALWAYS;
+    settings.calculate_running = conf.priority_flags & PRIORITY_FLAGS_CALCULATE_RUNNING;
+    settings.incr_only = conf.priority_flags & PRIORITY_FLAGS_INCR_ONLY;
+    if (conf.state_save_location)
+        settings.state_file = std::string(conf.state_save_location) + "/" + kStateFileName;
+    return settings;
+}
+
+std::string describe(const Settings& settings)
+{
+    std::ostringstream text;
+    text << settings.fairshare.describe()
+         << " half_life=" << format_slurm_duration(settings.fairshare.half_life)
+         << " calc_period=" << settings.calc_period.count() << "s "
+         << (settings.fair_share.algorithm == fairshare::FairShareAlgorithm::kFairTree ? "fair_tree"
+                                                                                         : "classic")
+         << " dampening=" << settings.fair_share.dampening;
+    return text.str();
+}
+
+}  // namespace fairway::priority

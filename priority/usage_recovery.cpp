@@ -1,0 +1,149 @@
+#include "priority/usage_recovery.h"
+
+#include <algorithm>
+#include <exception>
+#include <unordered_map>
+
+#include "common/atomic_file.h"
+#include "priority/slurmctld_symbols.h"
+
+namespace fairway::priority {
+namespace {
+
+using fairshare::UsageRecord;
+
+// How far back accounting matters: the window (plus a bucket, the edge tolerance), or for an
+// infinite window 30 half-lives (older usage weighs < 1e-9), or everything without decay.
+time_t rebuild_horizon(const fairshare::LedgerConfig& config, time_t now)
+{
+    if (config.window != fairshare::kInfiniteWindow)
+        return now - static_cast<time_t>((config.window + config.bucket).count());
+    if (config.half_life.count() > 0)
+        return std::max<time_t>(1, now - 30 * static_cast<time_t>(config.half_life.count()));
+    return 1;
+}
+
+std::unordered_map<uint32_t, double> qos_usage_factors()
+{
+    std::unordered_map<uint32_t, double> factors;
+    AssocMgrLock lock({.qos = READ_LOCK});
+    if (!assoc_mgr_qos_list)
+        return factors;
+    ListIterator it = list_iterator_create(assoc_mgr_qos_list);
+    while (auto* qos = static_cast<slurmdb_qos_rec_t*>(list_next(it)))
+        factors[qos->id] = qos->usage_factor >= 0 ? qos->usage_factor : 1.0;
+    list_iterator_destroy(it);
+    return factors;
+}
+
+// Billing TRES the job was charged with; jobs recorded without one bill their CPUs, as Slurm
+// does when a partition has no TRESBillingWeights.
+double job_billing(const slurmdb_job_rec_t* job)
+{
+    uint64_t billing = slurmdb_find_tres_count_in_string(job->tres_alloc_str, TRES_BILLING);
+    if (billing == INFINITE64 || billing == NO_VAL64)
+        billing = slurmdb_find_tres_count_in_string(job->tres_alloc_str, TRES_CPU);
+    return (billing == INFINITE64 || billing == NO_VAL64) ? 0.0 : static_cast<double>(billing);
+}
+
+// Splits [start, end) into pieces at multiples of `piece`, each charged at its end.
+void add_pieces(std::vector<UsageRecord>& records, uint32_t assoc, time_t start, time_t end,
+                double rate, time_t piece)
+{
+    for (time_t from = start; from < end;) {
+        const time_t to = std::min(end, (from / piece + 1) * piece);
+        records.push_back({assoc, fairshare::TimePoint{Seconds{to}}, rate * static_cast<double>(to - from)});
+        from = to;
+    }
+}
+
+List query_jobs(void* db_conn, time_t since, time_t now)
+{
+    auto* condition = static_cast<slurmdb_job_cond_t*>(xmalloc(sizeof(slurmdb_job_cond_t)));
+    condition->cluster_list = list_create(xfree_ptr);
+    list_append(condition->cluster_list, xstrdup(slurm_conf.cluster_name));
+    condition->usage_start = since;
+    condition->usage_end = now;
+    condition->flags = JOBCOND_FLAG_NO_STEP;
+    List jobs = jobacct_storage_g_get_jobs_cond(db_conn, getuid(), condition);
+    slurmdb_destroy_job_cond(condition);
+    return jobs;
+}
+
+}  // namespace
+
+std::optional<fairshare::WindowedUsageLedger> load_saved_ledger(const std::string& path,
+                                                                const fairshare::LedgerConfig& expected,
+                                                                time_t now, Seconds tolerance)
+{
+    try {
+        std::optional<std::string> bytes = read_whole_file(path);
+        if (!bytes) {
+            info("priority/fairway: no saved usage at %s; rebuilding it from accounting", path.c_str());
+            return std::nullopt;
+        }
+        auto ledger = fairshare::WindowedUsageLedger::deserialize(*bytes);
+        if (!(ledger.config() == expected.validated())) {
+            info("priority/fairway: saved usage in %s was kept with another window, bucket or half-life; "
+                 "rebuilding it from accounting", path.c_str());
+            return std::nullopt;
+        }
+        if (ledger.clock().time_since_epoch().count() > now + tolerance.count()) {
+            error("priority/fairway: saved usage in %s is dated in the future (clock stepped back?); "
+                  "rebuilding it from accounting", path.c_str());
+            return std::nullopt;
+        }
+        return ledger;
+    } catch (const std::exception& e) {
+        error("priority/fairway: saved usage in %s is unusable (%s); rebuilding it from accounting",
+              path.c_str(), e.what());
+        return std::nullopt;
+    }
+}
+
+bool save_ledger(const std::string& path, const std::string& serialized)
+{
+    try {
+        write_file_atomically(path, serialized);
+        return true;
+    } catch (const std::exception& e) {
+        error("priority/fairway: cannot save usage state: %s", e.what());
+        return false;
+    }
+}
+
+std::optional<std::vector<UsageRecord>> usage_from_accounting(void* db_conn, const fairshare::LedgerConfig& config,
+                                                              time_t now)
+{
+    const fairshare::LedgerConfig resolved = config.validated();
+    const time_t since = rebuild_horizon(resolved, now);
+    const auto usage_factors = qos_usage_factors();
+    List jobs = query_jobs(db_conn, since, now);
+    if (!jobs) {
+        error("priority/fairway: slurmdbd did not return job records; usage will be rebuilt at the next pass");
+        return std::nullopt;
+    }
+    const time_t piece = std::max<time_t>(10, resolved.bucket.count());
+    std::vector<UsageRecord> records;
+    int job_count = 0;
+    ListIterator it = list_iterator_create(jobs);
+    while (auto* job = static_cast<slurmdb_job_rec_t*>(list_next(it))) {
+        const time_t start = std::max(job->start, since);
+        const time_t end = (job->end && job->end < now) ? job->end : now;
+        if (!job->start || end <= start || !job->associd)
+            continue;
+        const auto factor = usage_factors.find(job->qosid);
+        const double rate = job_billing(job) * (factor != usage_factors.end() ? factor->second : 1.0);
+        if (rate > 0) {
+            add_pieces(records, job->associd, start, end, rate, piece);
+            ++job_count;
+        }
+    }
+    list_iterator_destroy(it);
+    FREE_NULL_LIST(jobs);
+    info("priority/fairway: read the usage of %d jobs since %ld from accounting", job_count,
+         static_cast<long>(since));
+    return records;
+}
+
+}  // namespace fairway::priority
