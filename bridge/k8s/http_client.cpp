@@ -129,6 +129,8 @@ HttpResponse HttpClient::perform(const HttpRequest& request, std::chrono::second
     CURLcode code = curl_easy_perform(h);
     curl_slist_free_all(headers);
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
+    response.tls_failure = code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE ||
+                           code == CURLE_SSL_CERTPROBLEM || code == CURLE_SSL_CONNECT_ERROR;
     if (code != CURLE_OK && code != CURLE_WRITE_ERROR)
         response.transport_error = std::string(curl_easy_strerror(code)) + (error_buffer[0] ? std::string(": ") + error_buffer : "");
     return response;

@@ -20,6 +20,7 @@ struct HttpResponse {
     std::string body;
     std::string transport_error;  // DNS/TCP/TLS/timeout problem; empty when the exchange happened
     std::string retry_after;      // Retry-After header (429/503), if any
+    bool tls_failure = false;     // certificate or TLS setup problem: retrying will not help
 
     bool transported() const { return transport_error.empty(); }
     bool ok() const { return transported() && status >= 200 && status < 300; }

@@ -30,7 +30,7 @@ KubeApi::KubeApi(HttpClient& http, RetryPolicy policy, std::function<void(std::c
     : http_(http), policy_(policy), sleep_(std::move(sleep)), random_(std::random_device{}()) {}
 
 bool KubeApi::retryable(const HttpResponse& response) const {
-    if (!response.transported()) return true;
+    if (!response.transported()) return !response.tls_failure;
     return response.status == 409 || response.status == 429 || response.status >= 500;
 }
 
