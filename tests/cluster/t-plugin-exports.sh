@@ -6,12 +6,13 @@ build=${FAIRWAY_BUILD:?FAIRWAY_BUILD is not set}
 
 common='plugin_name plugin_type plugin_version'
 # Symbols each plugin must define (the loader's lists in src/common/slurm_priority.c,
-# src/slurmctld/job_submit.c and src/common/plugstack.c) and those it may define besides.
+# src/slurmctld/job_submit.c and src/common/plugstack.c) and those it may define besides
+# (spank_plugin_version comes with spank.h's SPANK_PLUGIN macro).
 priority_required="$common init fini priority_p_set priority_p_reconfig priority_p_set_assoc_usage
  priority_p_calc_fs_factor priority_p_get_priority_factors_list priority_p_job_end"
 jobsubmit_required="$common init fini job_submit job_modify"
 spank_required="$common slurm_spank_init"
-spank_optional="spank_options slurm_spank_job_prolog slurm_spank_init_post_opt slurm_spank_local_user_init
+spank_optional="spank_plugin_version spank_options slurm_spank_job_prolog slurm_spank_init_post_opt slurm_spank_local_user_init
  slurm_spank_user_init slurm_spank_task_init_privileged slurm_spank_task_init slurm_spank_task_post_fork
  slurm_spank_task_exit slurm_spank_job_epilog slurm_spank_slurmd_exit slurm_spank_exit"
 
