@@ -2,6 +2,7 @@
 
 #include "binding/text.h"
 #include "common/error.h"
+#include "presets/values.h"
 
 #include <algorithm>
 
@@ -9,18 +10,6 @@ namespace fairway::binding {
 namespace {
 
 constexpr const char* kAcceptedForms = "none, per-rank:N, round-robin, closest, ordered";
-
-[[noreturn]] void reject_policy(std::string_view text, const std::string& why) {
-    throw InputError({"", 0, "gpu_binding"},
-                     "invalid GPU binding policy '" + std::string(text) + "' (" + why + "; accepted: " +
-                         kAcceptedForms + ")");
-}
-
-int parse_gpus_per_rank(std::string_view text, std::string_view whole) {
-    auto count = parse_unsigned(text);
-    if (!count || *count < 1 || *count > 1024) reject_policy(whole, "N must be a whole number from 1 to 1024");
-    return static_cast<int>(*count);
-}
 
 std::string count_text(std::size_t n, const char* noun) {
     return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
@@ -59,37 +48,23 @@ StepGpu closest_gpu(const std::vector<StepGpu>& step_gpus, const RankPlacement& 
 }  // namespace
 
 GpuPolicy parse_gpu_policy(std::string_view text) {
-    using Kind = GpuPolicy::Kind;
-    if (text == "none") return {Kind::None, 1};
-    if (text == "round-robin") return {Kind::RoundRobin, 1};
-    if (text == "closest") return {Kind::Closest, 1};
-    if (text == "ordered") return {Kind::Ordered, 1};
-    if (text == "per-rank") return {Kind::PerRank, 1};
-    constexpr std::string_view per_rank = "per-rank:";
-    if (text.substr(0, per_rank.size()) == per_rank)
-        return {Kind::PerRank, parse_gpus_per_rank(text.substr(per_rank.size()), text)};
-    reject_policy(text, "unknown policy");
+    auto policy = presets::parse_gpu_binding(text);
+    if (!policy)
+        throw InputError({"", 0, "gpu_binding"}, "invalid GPU binding policy '" + std::string(text) +
+                                                     "' (accepted: " + kAcceptedForms + ", N from 1 to 1024)");
+    return *policy;
 }
 
-std::string to_string(const GpuPolicy& policy) {
-    switch (policy.kind) {
-        case GpuPolicy::Kind::None: return "none";
-        case GpuPolicy::Kind::PerRank: return "per-rank:" + std::to_string(policy.gpus_per_rank);
-        case GpuPolicy::Kind::RoundRobin: return "round-robin";
-        case GpuPolicy::Kind::Closest: return "closest";
-        case GpuPolicy::Kind::Ordered: return "ordered";
-    }
-    return "none";
-}
+std::string to_string(const GpuPolicy& policy) { return presets::format_gpu_binding(policy); }
 
 void check_satisfiable(const GpuPolicy& policy, std::size_t gpu_count, int local_tasks) {
-    if (policy.kind == GpuPolicy::Kind::None) return;
+    if (policy.policy == PolicyKind::none) return;
     if (local_tasks < 1) throw BindingError("GPU binding '" + to_string(policy) + "' needs at least one local task");
     if (gpu_count == 0)
         throw BindingError("GPU binding '" + to_string(policy) +
                            "' needs GPUs but the step has none on this node (request them with --gpus or --gres)");
-    std::size_t needed = static_cast<std::size_t>(policy.gpus_per_rank) * static_cast<std::size_t>(local_tasks);
-    if (policy.kind == GpuPolicy::Kind::PerRank && needed > gpu_count)
+    std::size_t needed = std::size_t{policy.gpus_per_rank} * static_cast<std::size_t>(local_tasks);
+    if (policy.policy == PolicyKind::per_rank && needed > gpu_count)
         throw BindingError("GPU binding '" + to_string(policy) + "' needs " + count_text(needed, "GPU") + " for " +
                            count_text(static_cast<std::size_t>(local_tasks), "local rank") + " but the step has " +
                            count_text(gpu_count, "GPU") + " on this node");
@@ -102,15 +77,15 @@ std::optional<std::vector<StepGpu>> select_gpus(const GpuPolicy& policy, const s
         throw BindingError("local rank " + std::to_string(rank.local_rank) + " is outside 0.." +
                            std::to_string(rank.local_tasks - 1));
     auto r = static_cast<std::size_t>(rank.local_rank);
-    switch (policy.kind) {
-        case GpuPolicy::Kind::None: return std::nullopt;
-        case GpuPolicy::Kind::PerRank: {
+    switch (policy.policy) {
+        case PolicyKind::none: return std::nullopt;
+        case PolicyKind::per_rank: {
             auto n = static_cast<std::size_t>(policy.gpus_per_rank);
             return std::vector<StepGpu>(step_gpus.begin() + r * n, step_gpus.begin() + r * n + n);
         }
-        case GpuPolicy::Kind::RoundRobin: return std::vector<StepGpu>{step_gpus[r % step_gpus.size()]};
-        case GpuPolicy::Kind::Closest: return std::vector<StepGpu>{closest_gpu(step_gpus, rank, numa)};
-        case GpuPolicy::Kind::Ordered: {
+        case PolicyKind::round_robin: return std::vector<StepGpu>{step_gpus[r % step_gpus.size()]};
+        case PolicyKind::closest: return std::vector<StepGpu>{closest_gpu(step_gpus, rank, numa)};
+        case PolicyKind::ordered: {
             std::size_t own = r % step_gpus.size();
             std::vector<StepGpu> ordered{step_gpus[own]};
             for (std::size_t i = 0; i < step_gpus.size(); ++i)

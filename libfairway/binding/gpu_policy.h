@@ -3,6 +3,8 @@
 // rank of a node computes a consistent, non-overlapping (where the policy promises it) share.
 #pragma once
 
+#include "presets/job_request.h"
+
 #include <map>
 #include <optional>
 #include <set>
@@ -13,13 +15,12 @@
 
 namespace fairway::binding {
 
-struct GpuPolicy {
-    enum class Kind { None, PerRank, RoundRobin, Closest, Ordered };
-    Kind kind = Kind::None;
-    int gpus_per_rank = 1;  // only for PerRank
-};
+// The policy vocabulary is the presets' (a preset's `gpu_binding` field), so there is one
+// parser and one spelling of every policy.
+using GpuPolicy = presets::GpuBinding;
+using PolicyKind = presets::GpuBindingPolicy;
 
-// "none", "per-rank:N" (N >= 1; "per-rank" means 1), "round-robin", "closest", "ordered".
+// "none", "per-rank:N" (1 <= N <= 1024), "round-robin", "closest", "ordered" (as in a preset).
 // Throws fairway::InputError (key "gpu_binding") naming the accepted forms.
 GpuPolicy parse_gpu_policy(std::string_view text);
 std::string to_string(const GpuPolicy& policy);

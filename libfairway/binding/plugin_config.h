@@ -3,6 +3,8 @@
 // Pure so that every argument and every error is unit-tested without Slurm.
 #pragma once
 
+#include "presets/loader.h"
+
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -19,7 +21,7 @@ struct PluginConfig {
     PortRange master_port_range;
     std::vector<std::string> allow_env;  // env names a preset may set although they are normally refused
     std::string sysfs_root = "/sys";     // tests point this at a fake tree
-    std::size_t user_preset_max_bytes = 64 * 1024;
+    std::size_t user_preset_max_bytes = presets::kMaxUserPresetBytes;  // as job_submit/fairway decodes
 };
 
 // Parses "key=value" plugin arguments. Unknown keys, missing values and bad values throw

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 using namespace fairway::binding;
-using Kind = GpuPolicy::Kind;
+using Kind = PolicyKind;
 
 namespace {
 
@@ -35,15 +35,15 @@ TEST(GpuPolicy, ParsesEveryForm) {
     struct Case {
         const char* text;
         Kind kind;
-        int per_rank;
+        unsigned per_rank;
         const char* canonical;
     };
     for (auto [text, kind, per_rank, canonical] :
-         {Case{"none", Kind::None, 1, "none"}, Case{"per-rank:2", Kind::PerRank, 2, "per-rank:2"},
-          Case{"per-rank", Kind::PerRank, 1, "per-rank:1"}, Case{"round-robin", Kind::RoundRobin, 1, "round-robin"},
-          Case{"closest", Kind::Closest, 1, "closest"}, Case{"ordered", Kind::Ordered, 1, "ordered"}}) {
+         {Case{"none", Kind::none, 0, "none"}, Case{"per-rank:2", Kind::per_rank, 2, "per-rank:2"},
+          Case{"per-rank:1", Kind::per_rank, 1, "per-rank:1"}, Case{"round-robin", Kind::round_robin, 0, "round-robin"},
+          Case{"closest", Kind::closest, 0, "closest"}, Case{"ordered", Kind::ordered, 0, "ordered"}}) {
         auto policy = parse_gpu_policy(text);
-        EXPECT_EQ(policy.kind, kind) << text;
+        EXPECT_EQ(policy.policy, kind) << text;
         EXPECT_EQ(policy.gpus_per_rank, per_rank) << text;
         EXPECT_EQ(to_string(policy), canonical);
     }
