@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "fairshare/usage_ledger.h"
@@ -65,6 +66,7 @@ public:
 private:
     std::vector<AssociationNode> nodes_;
     std::vector<std::vector<std::size_t>> children_;
+    std::unordered_map<AssocId, std::size_t> index_;
     std::size_t root_ = 0;
 };
 

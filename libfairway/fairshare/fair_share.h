@@ -24,6 +24,7 @@
 #pragma once
 
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "fairshare/association_tree.h"
@@ -52,7 +53,7 @@ struct ShareFigures {
 
 class FairShareResult {
 public:
-    FairShareResult(std::vector<ShareFigures> figures, const AssociationTree& tree, FairShareOptions options);
+    FairShareResult() = default;   // empty: find() fails, job_factor() is 0
 
     // Figures in the tree's node order (figures()[i] belongs to tree.node(i)).
     const std::vector<ShareFigures>& figures() const noexcept { return figures_; }
@@ -65,9 +66,13 @@ public:
     double job_factor(AssocId id) const;
 
 private:
+    friend FairShareResult compute_fair_share(const AssociationTree&, const FairShareOptions&);
+
     std::vector<ShareFigures> figures_;
-    std::vector<std::optional<std::size_t>> fs_parent_;   // fair-share parent per node index
-    std::vector<std::pair<AssocId, std::size_t>> by_id_;  // sorted for lookup
+    std::vector<std::size_t> fs_assoc_;             // whose figures a job uses: self, or fs parent for "parent"
+    std::vector<long double> effective_exact_;      // EffectvUsage before sshare's cast to double
+    std::vector<double> user_factor_;               // Fair Tree rank / users (0 for accounts)
+    std::unordered_map<AssocId, std::size_t> index_;
     FairShareOptions options_;
 };
 

@@ -1,8 +1,14 @@
 # libfairway/fairshare: windowed usage ledger, association tree, Classic and Fair Tree factors,
 # multifactor's job priority formula, PriorityParameters parsing, recovery forecast.
 libfairway_libfairway_la_SOURCES += \
-	libfairway/fairshare/usage_ledger.h libfairway/fairshare/parameters.h \
-	libfairway/fairshare/association_tree.h libfairway/fairshare/fair_share.h \
-	libfairway/fairshare/job_priority.h libfairway/fairshare/forecast.h \
-	libfairway/fairshare/crc32.cpp libfairway/fairshare/crc32.h
+	libfairway/fairshare/usage_ledger.cpp libfairway/fairshare/usage_ledger.h \
+	libfairway/fairshare/ledger_codec.cpp \
+	libfairway/fairshare/crc32.cpp libfairway/fairshare/crc32.h \
+	libfairway/fairshare/parameters.cpp libfairway/fairshare/parameters.h \
+	libfairway/fairshare/association_tree.cpp libfairway/fairshare/association_tree.h \
+	libfairway/fairshare/fair_share.cpp libfairway/fairshare/fair_share.h \
+	libfairway/fairshare/job_priority.cpp libfairway/fairshare/job_priority.h \
+	libfairway/fairshare/forecast.cpp libfairway/fairshare/forecast.h
 EXTRA_DIST += libfairway/fairshare/README.md
+tests_unit_fairway_unit_SOURCES += \
+	tests/unit/fairshare/fair_share_test.cpp

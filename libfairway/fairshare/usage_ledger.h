@@ -30,6 +30,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "common/slurm_time.h"
@@ -142,6 +143,8 @@ private:
     void add_to_bucket(Account& account, std::int64_t index, double weight);
     void rebase_anchor(TimePoint now);
     std::size_t expire(Account& account, TimePoint now);
+    void restore_account(AssocId assoc, double anchored,
+                         const std::vector<std::pair<std::int64_t, double>>& buckets);
 
     LedgerConfig config_;
     TimePoint clock_{};

@@ -1,0 +1,100 @@
+#include "fairshare/association_tree.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "common/error.h"
+
+namespace fairway::fairshare {
+namespace {
+
+[[noreturn]] void reject(AssocId id, const std::string& problem) {
+    throw InputError(SourceLocation{"", 0, "association " + std::to_string(id)}, problem);
+}
+
+void check_usage(AssocId id, double usage) {
+    if (!std::isfinite(usage) || usage < 0) reject(id, "usage must be a finite number >= 0");
+}
+
+// Walks up from every node; a walk longer than the tree means a cycle.
+void check_acyclic(const std::vector<AssociationNode>& nodes, const std::vector<std::size_t>& parent_index,
+                   std::size_t root) {
+    for (std::size_t start = 0; start < nodes.size(); ++start) {
+        std::size_t at = start;
+        for (std::size_t steps = 0; at != root; ++steps) {
+            if (steps > nodes.size()) reject(nodes[start].id, "its parents form a cycle");
+            at = parent_index[at];
+        }
+    }
+}
+
+}  // namespace
+
+AssociationTree::AssociationTree(std::vector<AssociationNode> nodes) : nodes_(std::move(nodes)) {
+    auto& index = index_;
+    std::optional<std::size_t> root;
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+        const AssociationNode& node = nodes_[i];
+        if (node.id == 0) reject(0, "id 0 is reserved");
+        if (!index.emplace(node.id, i).second) reject(node.id, "id is used twice");
+        check_usage(node.id, node.own_usage);
+        if (node.parent != kNoParent) continue;
+        if (root) reject(node.id, "a second root (no parent); the first is " + std::to_string(nodes_[*root].id));
+        root = i;
+    }
+    if (!root) throw InputError(SourceLocation{"", 0, "root"}, "the association tree has no root");
+    if (nodes_[*root].shares.use_parent) reject(nodes_[*root].id, "the root cannot have Fairshare=parent");
+    if (nodes_[*root].is_user()) reject(nodes_[*root].id, "the root must be an account");
+    root_ = *root;
+    children_.assign(nodes_.size(), {});
+    std::vector<std::size_t> parent_index(nodes_.size(), root_);
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+        if (i == root_) continue;
+        const auto parent = index.find(nodes_[i].parent);
+        if (parent == index.end()) reject(nodes_[i].id, "parent " + std::to_string(nodes_[i].parent) + " is unknown");
+        if (nodes_[parent->second].is_user()) reject(nodes_[i].id, "parent is a user association");
+        parent_index[i] = parent->second;
+        children_[parent->second].push_back(i);
+    }
+    check_acyclic(nodes_, parent_index, root_);
+}
+
+std::optional<std::size_t> AssociationTree::index_of(AssocId id) const {
+    const auto found = index_.find(id);
+    if (found == index_.end()) return std::nullopt;
+    return found->second;
+}
+
+AssociationTree AssociationTree::with_usage(const WindowedUsageLedger& ledger, TimePoint now) const {
+    AssociationTree copy = *this;
+    for (AssociationNode& node : copy.nodes_) node.own_usage = ledger.usage(node.id, now);
+    return copy;
+}
+
+void AssociationTree::set_own_usage(std::size_t index, double usage) {
+    check_usage(nodes_.at(index).id, usage);
+    nodes_[index].own_usage = usage;
+}
+
+std::vector<std::size_t> AssociationTree::sshare_order() const {
+    std::vector<std::size_t> order;
+    std::vector<std::size_t> stack{root_};
+    const auto before = [this](std::size_t a, std::size_t b) {
+        const AssociationNode& x = nodes_[a];
+        const AssociationNode& y = nodes_[b];
+        if (x.is_user() != y.is_user()) return x.is_user();
+        return (x.is_user() ? x.user : x.account) < (y.is_user() ? y.user : y.account);
+    };
+    while (!stack.empty()) {
+        const std::size_t at = stack.back();
+        stack.pop_back();
+        order.push_back(at);
+        std::vector<std::size_t> kids = children_[at];
+        std::sort(kids.begin(), kids.end(), before);
+        stack.insert(stack.end(), kids.rbegin(), kids.rend());
+    }
+    return order;
+}
+
+}  // namespace fairway::fairshare
