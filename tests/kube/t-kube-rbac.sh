@@ -1,0 +1,41 @@
+#!/bin/bash
+# The non-admin fairway-bridge token authenticates but has no rights until RBAC grants them, and
+# then exactly the rights granted — so least-privilege manifests can be tested for real.
+set -u
+. "$FAIRWAY_SRC/tests/lib.sh"
+. "$FAIRWAY_SRC/tests/kube/common.sh"
+require_kube
+[ -f "${FAIRWAY_KUBE_BRIDGE_KUBECONFIG:-}" ] || skip "FAIRWAY_KUBE_BRIDGE_KUBECONFIG not set"
+
+bridge=$FAIRWAY_KUBE_BRIDGE_KUBECONFIG
+role=fairway-t-kube-rbac-$$
+cleanup() { kc delete clusterrolebinding,clusterrole "$role" --ignore-not-found >/dev/null 2>&1; }
+trap cleanup EXIT
+
+existing=$(kc get clusterrolebindings,rolebindings -A -o json |
+           jq -r '.items[] | select(any(.subjects[]?; .kind == "User" and .name == "fairway-bridge")) | .metadata.name')
+[ -z "$existing" ] || fail "fairway-bridge already has bindings (left over by another test?): $existing"
+
+bridge_token=$(token_in "$bridge")
+[ -n "$bridge_token" ] || fail "no token in $bridge"
+bridge_can_list() { kubectl --kubeconfig "$bridge" --request-timeout=10s get clusterqueues >/dev/null 2>&1; }
+
+note "without a binding: authenticated (403, not 401) and denied"
+expect_eq "$(http_code "$bridge_token" GET /apis/kueue.x-k8s.io/v1beta1/clusterqueues)" 403 "bridge lists clusterqueues unbound"
+out=$(kubectl --kubeconfig "$bridge" --request-timeout=10s get clusterqueues 2>&1) && fail "bridge listed clusterqueues unbound"
+expect_match "$out" 'User "fairway-bridge" cannot list' "kubectl's denial names the user"
+
+note "a ClusterRole granting get/list/watch on clusterqueues, bound to fairway-bridge"
+kc create clusterrole "$role" --verb=get,list,watch --resource=clusterqueues.kueue.x-k8s.io >/dev/null || fail "creating ClusterRole"
+kc create clusterrolebinding "$role" --clusterrole="$role" --user=fairway-bridge >/dev/null || fail "creating binding"
+wait_for 30 "the binding to take effect" bridge_can_list || fail "bridge still cannot list clusterqueues after binding"
+expect_eq "$(http_code "$bridge_token" GET /apis/kueue.x-k8s.io/v1beta1/clusterqueues)" 200 "bridge lists clusterqueues bound"
+expect_eq "$(http_code "$bridge_token" GET /apis/scheduling.volcano.sh/v1beta1/queues)" 403 "bridge lists Volcano queues (not granted)"
+expect_eq "$(http_code "$bridge_token" POST /apis/kueue.x-k8s.io/v1beta1/clusterqueues \
+    '{"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"ClusterQueue","metadata":{"name":"'$role'"}}')" 403 "bridge creates (not granted)"
+
+note "removing the binding takes the right away again"
+kc delete clusterrolebinding "$role" >/dev/null || fail "deleting binding"
+bridge_denied() { ! bridge_can_list; }
+wait_for 30 "the denial to return" bridge_denied || fail "bridge can still list after the binding was removed"
+exit 0
