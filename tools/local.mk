@@ -5,8 +5,19 @@ tools_libfairway_report_la_SOURCES = \
 	tools/report/json_stream.cpp tools/report/json_stream.h \
 	tools/report/offline_input.cpp tools/report/offline_input.h \
 	tools/report/report_model.cpp tools/report/report_model.h \
-	tools/report/sshare_format.cpp tools/report/sshare_format.h
+	tools/report/sshare_format.cpp tools/report/sshare_format.h \
+	tools/report/cli_options.cpp tools/report/cli_options.h \
+	tools/report/explain.cpp tools/report/explain.h \
+	tools/report/svg_plot.cpp tools/report/svg_plot.h \
+	tools/report/commands.cpp tools/report/commands.h
 tools_libfairway_report_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools $(NLOHMANN_JSON_CFLAGS)
+
+# The binary: the only part that talks to Slurm (libslurm/libslurmdb, public headers only).
+bin_PROGRAMS += tools/fairway-report
+tools_fairway_report_SOURCES = tools/fairway-report.cpp \
+	tools/report/live_source.cpp tools/report/live_source.h
+tools_fairway_report_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools $(SLURM_CPPFLAGS) $(NLOHMANN_JSON_CFLAGS)
+tools_fairway_report_LDADD = tools/libfairway-report.la libfairway/libfairway.la $(SLURM_LIBS) $(YAMLCPP_LIBS)
 
 tests_unit_fairway_unit_SOURCES += tests/unit/report/iso8601_test.cpp
 EXTRA_DIST += tools/README.md

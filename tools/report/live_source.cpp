@@ -1,0 +1,369 @@
+#include "report/live_source.h"
+
+#include <pwd.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern "C" {
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+#include <slurm/slurmdb.h>
+}
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "common/iso8601.h"
+#include "fairshare/parameters.h"
+#include "report/explain.h"
+
+extern char** environ;
+
+namespace fairway::report {
+namespace {
+
+using fairshare::TimePoint;
+
+struct LiveContext {
+    std::string cluster;
+    InputHeader header;
+    std::unordered_map<std::uint32_t, std::pair<std::string, std::string>> names_by_assoc_id;
+    std::unordered_map<std::uint32_t, std::string> tres_names;   // TRES id -> "cpu", "billing", "gres/gpu"
+    std::size_t skipped = 0;                                      // records of unknown associations
+};
+
+std::string slurm_error() { return slurm_strerror(slurm_get_errno()); }
+
+TimePoint to_time(std::time_t t) { return TimePoint{std::chrono::seconds{t}}; }
+
+// ---- settings from slurmctld's configuration
+
+ReportSettings read_settings(const Options& options, std::string& cluster) {
+    slurm_conf_t* conf = nullptr;
+    if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS)
+        throw std::runtime_error("cannot read the configuration from slurmctld: " + slurm_error());
+    std::unique_ptr<slurm_conf_t, void (*)(slurm_conf_t*)> guard(conf, &slurm_free_ctl_conf);
+    ReportSettings s;
+    s.half_life = Seconds{conf->priority_decay_hl};
+    std::string type = conf->priority_type ? conf->priority_type : "";
+    if (type == "priority/fairway") {
+        fairshare::FairshareParameters p =
+            fairshare::parse_fairshare_parameters(conf->priority_params ? conf->priority_params : "", s.half_life);
+        s.window = p.window;
+        s.bucket = p.bucket;
+    } else {
+        s.window = fairshare::kInfiniteWindow;   // multifactor's decay never forgets
+    }
+    s.fair_share.algorithm = (conf->priority_flags & PRIORITY_FLAGS_FAIR_TREE) ? fairshare::FairShareAlgorithm::kFairTree
+                                                                              : fairshare::FairShareAlgorithm::kClassic;
+    s.fair_share.dampening = conf->fs_dampening_factor ? conf->fs_dampening_factor : 1;
+    s.weight_fairshare = conf->priority_weight_fs;
+    cluster = conf->cluster_name ? conf->cluster_name : "";
+    s.now = to_time(std::time(nullptr));
+    if (options.now) {
+        std::optional<TimePoint> now = parse_iso8601(*options.now);
+        if (!now) throw InputError({"", 0, "--now"}, "'" + *options.now + "' is not an ISO-8601 time");
+        s.now = *now;
+    }
+    return s;
+}
+
+// How far back records can still matter.
+TimePoint query_start(const ReportSettings& s) {
+    if (s.window != fairshare::kInfiniteWindow) return s.now - s.window - std::chrono::hours(1);
+    if (s.half_life.count() > 0) return s.now - 40 * s.half_life;   // 2^-40: below any printed digit
+    return TimePoint{};
+}
+
+// ---- running a client command (sacct, sacctmgr) and reading its lines
+
+void for_each_output_line(const std::vector<std::string>& command, const std::function<void(const std::string&)>& on_line) {
+    int fds[2];
+    if (pipe(fds) != 0) throw std::runtime_error("pipe: " + std::string(std::strerror(errno)));
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+    std::vector<std::string> args = command;
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    if (rc != 0) {
+        close(fds[0]);
+        throw std::runtime_error("cannot run " + command[0] + ": " + std::strerror(rc));
+    }
+    std::FILE* out = fdopen(fds[0], "r");
+    char* line = nullptr;
+    std::size_t capacity = 0;
+    ssize_t length;
+    while ((length = getline(&line, &capacity, out)) >= 0) {
+        while (length > 0 && (line[length - 1] == '\n' || line[length - 1] == '\r')) line[--length] = '\0';
+        on_line(line);
+    }
+    std::free(line);
+    std::fclose(out);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        throw std::runtime_error(command[0] + " failed (exit status " + std::to_string(WEXITSTATUS(status)) + ")");
+}
+
+std::vector<std::string> split(const std::string& line, char separator) {
+    std::vector<std::string> fields;
+    std::stringstream stream(line);
+    std::string field;
+    while (std::getline(stream, field, separator)) fields.push_back(field);
+    if (!line.empty() && line.back() == separator) fields.emplace_back();
+    return fields;
+}
+
+// ---- usage records (shared by both sources)
+
+// TRES amounts of one job: "billing=2,cpu=2,gres/gpu=1" (names) or "1=2,5=2,1001=1" (ids).
+struct JobTres {
+    double billing = 0, cpus = 0, gpus = 0;
+};
+
+JobTres parse_tres(const std::string& text, const std::unordered_map<std::uint32_t, std::string>& names) {
+    JobTres tres;
+    for (const std::string& item : split(text, ',')) {
+        std::size_t equals = item.find('=');
+        if (equals == std::string::npos) continue;
+        std::string key = item.substr(0, equals);
+        if (!key.empty() && key.find_first_not_of("0123456789") == std::string::npos) {
+            auto named = names.find(static_cast<std::uint32_t>(std::stoul(key)));
+            key = named == names.end() ? key : named->second;
+        }
+        double amount = std::strtod(item.c_str() + equals + 1, nullptr);
+        if (key == "billing") tres.billing = amount;
+        else if (key == "cpu") tres.cpus = amount;
+        else if (key == "gres/gpu") tres.gpus = amount;
+    }
+    return tres;
+}
+
+// Charges one job: finished jobs at their end, running ones up to now.
+void charge_job(LiveContext& ctx, ReportModel& model, std::uint32_t assoc_id, std::time_t start, std::time_t end,
+                double elapsed, const JobTres& tres, const std::string& job) {
+    auto names = ctx.names_by_assoc_id.find(assoc_id);
+    if (names == ctx.names_by_assoc_id.end()) {
+        ++ctx.skipped;
+        return;
+    }
+    TimePoint now = ctx.header.settings.now;
+    TimePoint charged_at = end > 0 ? std::min(to_time(end), now) : now;
+    if (end <= 0 && start > 0) elapsed = static_cast<double>((now - to_time(start)).count());
+    if (elapsed <= 0 || start <= 0) return;
+    UsageSample sample{names->second.first, names->second.second, charged_at, tres.billing * elapsed,
+                       tres.gpus * elapsed, tres.cpus * elapsed};
+    model.add(sample, {"accounting", 0, "job " + job});
+}
+
+// ---- associations
+
+void add_association(LiveContext& ctx, std::uint32_t id, const std::string& account, const std::string& user,
+                     const std::string& parent, fairshare::Shares shares) {
+    if (account.empty()) return;
+    AssociationSpec spec{account, user, user.empty() && account != "root" ? parent : "", shares,
+                         {"slurmdbd", 0, "association " + std::to_string(id)}};
+    ctx.header.associations.push_back(std::move(spec));
+    ctx.names_by_assoc_id[id] = {account, user};
+}
+
+fairshare::Shares shares_of(std::uint32_t raw) {
+    return raw == SLURMDB_FS_USE_PARENT ? fairshare::Shares::parent() : fairshare::Shares::of(raw);
+}
+
+// A list of C strings for a slurmdb condition; the strings stay owned by the caller.
+using ListPtr = std::unique_ptr<std::remove_pointer_t<List>, void (*)(List)>;
+
+ListPtr string_list(const std::string& text) {
+    ListPtr list(slurm_list_create(nullptr), &slurm_list_destroy);
+    slurm_list_append(list.get(), const_cast<char*>(text.c_str()));
+    return list;
+}
+
+template <typename Record>
+void for_each_record(List list, const std::function<void(Record*)>& on_record) {
+    ListIterator it = slurm_list_iterator_create(list);
+    while (void* item = slurm_list_next(it)) on_record(static_cast<Record*>(item));
+    slurm_list_iterator_destroy(it);
+}
+
+void load_associations_slurmdb(LiveContext& ctx, void* db) {
+    auto clusters = string_list(ctx.cluster);
+    slurmdb_assoc_cond_t cond{};
+    cond.cluster_list = clusters.get();
+    List list = slurmdb_associations_get(db, &cond);
+    if (!list) throw std::runtime_error("cannot read associations from slurmdbd: " + slurm_error());
+    for_each_record<slurmdb_assoc_rec_t>(list, [&](slurmdb_assoc_rec_t* a) {
+        if (a->partition && *a->partition) return;   // partition associations share their account's usage
+        add_association(ctx, a->id, a->acct ? a->acct : "", a->user ? a->user : "",
+                        a->parent_acct ? a->parent_acct : "", shares_of(a->shares_raw));
+    });
+    slurm_list_destroy(list);
+}
+
+void load_tres_names(LiveContext& ctx, void* db) {
+    slurmdb_tres_cond_t cond{};
+    List list = slurmdb_tres_get(db, &cond);
+    if (!list) return;   // ids stay unnamed; billing/cpu keep their fixed ids below
+    for_each_record<slurmdb_tres_rec_t>(list, [&](slurmdb_tres_rec_t* t) {
+        std::string type = t->type ? t->type : "";
+        ctx.tres_names[t->id] = (t->name && *t->name) ? type + "/" + t->name : type;
+    });
+    slurm_list_destroy(list);
+}
+
+// ---- usage through libslurmdb, one time slice at a time so memory stays bounded
+
+void load_usage_slice(LiveContext& ctx, ReportModel& model, void* db, std::time_t from, std::time_t to, bool last) {
+    auto clusters = string_list(ctx.cluster);
+    slurmdb_job_cond_t cond{};
+    cond.cluster_list = clusters.get();
+    cond.flags = JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_TRUNC;
+    cond.usage_start = from;
+    cond.usage_end = to;
+    List jobs = slurmdb_jobs_get(db, &cond);
+    if (!jobs) throw std::runtime_error("cannot read jobs from slurmdbd: " + slurm_error());
+    for_each_record<slurmdb_job_rec_t>(jobs, [&](slurmdb_job_rec_t* job) {
+        bool ends_here = job->end >= from && job->end < to;
+        bool running = job->end <= 0 && last;
+        if (!ends_here && !running && !(last && job->end == to)) return;   // counted in its own slice
+        charge_job(ctx, model, job->associd, job->start, job->end, job->elapsed,
+                   parse_tres(job->tres_alloc_str ? job->tres_alloc_str : "", ctx.tres_names),
+                   std::to_string(job->jobid));
+    });
+    slurm_list_destroy(jobs);
+}
+
+void load_usage_slurmdb(LiveContext& ctx, ReportModel& model, void* db) {
+    std::time_t from = std::chrono::system_clock::to_time_t(query_start(ctx.header.settings));
+    std::time_t now = std::chrono::system_clock::to_time_t(ctx.header.settings.now);
+    std::time_t slice = std::max<std::time_t>(3600, std::min<std::time_t>(86400, (now - from) / 64));
+    for (std::time_t start = from; start < now; start += slice)
+        load_usage_slice(ctx, model, db, start, std::min(now, start + slice), start + slice >= now);
+}
+
+// ---- the sacct / sacctmgr fallback
+
+void load_associations_sacctmgr(LiveContext& ctx) {
+    for_each_output_line({"sacctmgr", "-n", "-P", "show", "associations", "cluster=" + ctx.cluster,
+                          "format=ID,Account,User,ParentName,Share,Partition"},
+                         [&](const std::string& line) {
+                             std::vector<std::string> f = split(line, '|');
+                             if (f.size() < 6 || !f[5].empty()) return;
+                             fairshare::Shares shares = f[4] == "parent" ? fairshare::Shares::parent()
+                                                                         : fairshare::Shares::of(std::stoul(f[4]));
+                             add_association(ctx, std::stoul(f[0]), f[1], f[2], f[3], shares);
+                         });
+}
+
+std::time_t sacct_time(const std::string& text) {
+    std::optional<TimePoint> when = parse_iso8601(text);   // sacct runs with TZ=UTC
+    return when ? std::chrono::system_clock::to_time_t(*when) : 0;
+}
+
+void load_usage_sacct(LiveContext& ctx, ReportModel& model, const Options& options) {
+    setenv("TZ", "UTC", 1);
+    std::string from = format_iso8601(query_start(ctx.header.settings)).substr(0, 19);
+    std::string to = format_iso8601(ctx.header.settings.now).substr(0, 19);
+    for_each_output_line({options.sacct, "--parsable2", "--noheader", "--allusers", "--allocations",
+                          "--clusters=" + ctx.cluster, "--starttime=" + from, "--endtime=" + to,
+                          "--format=JobIDRaw,AssocID,Start,End,ElapsedRaw,AllocTRES"},
+                         [&](const std::string& line) {
+                             std::vector<std::string> f = split(line, '|');
+                             if (f.size() < 6 || f[1].empty()) return;
+                             std::time_t end = f[3] == "Unknown" ? 0 : sacct_time(f[3]);
+                             charge_job(ctx, model, std::stoul(f[1]), sacct_time(f[2]), end,
+                                        std::strtod(f[4].c_str(), nullptr), parse_tres(f[5], ctx.tres_names), f[0]);
+                         });
+}
+
+// sprio -l's view of one pending job: the weighted factors slurmctld's priority plugin computed.
+void print_job_factors(std::ostream& out, std::uint32_t job_id) {
+    std::uint32_t id = job_id;
+    ListPtr ids(slurm_list_create(nullptr), &slurm_list_destroy);
+    slurm_list_append(ids.get(), &id);
+    priority_factors_response_msg_t* factors = nullptr;
+    if (slurm_load_job_prio(&factors, ids.get(), nullptr, nullptr, 0) != SLURM_SUCCESS || !factors) {
+        out << "  (no priority factors from slurmctld: " << slurm_error() << ")\n";
+        return;
+    }
+    std::unique_ptr<priority_factors_response_msg_t, void (*)(priority_factors_response_msg_t*)> guard(
+        factors, &slurm_free_priority_factors_response_msg);
+    if (!factors->priority_factors_list || slurm_list_count(factors->priority_factors_list) == 0) {
+        out << "  (slurmctld reports no factors: the job is not pending)\n";
+        return;
+    }
+    for_each_record<priority_factors_object_t>(factors->priority_factors_list, [&](priority_factors_object_t* f) {
+        out << "  partition " << (f->partition ? f->partition : "-") << ": age " << f->priority_age << ", assoc "
+            << f->priority_assoc << ", fairshare " << f->priority_fs << ", jobsize " << f->priority_js
+            << ", partition " << f->priority_part << ", qos " << f->priority_qos << ", site " << f->priority_site
+            << ", nice " << static_cast<std::int64_t>(f->nice) - NICE_OFFSET;
+        for (std::uint32_t i = 0; i < f->tres_cnt && f->priority_tres; ++i)
+            if (f->priority_tres[i] != 0)
+                out << ", " << (f->tres_names && f->tres_names[i] ? f->tres_names[i] : "tres") << " " << f->priority_tres[i];
+        out << "\n";
+    });
+}
+
+}  // namespace
+
+void load_live(const Options& options, ReportModel& model) {
+    slurm_init(nullptr);
+    LiveContext ctx;
+    ctx.header.source = "slurmdbd";
+    ctx.header.settings = read_settings(options, ctx.cluster);
+    if (options.use_sacct) {
+        load_associations_sacctmgr(ctx);
+        model.begin(ctx.header);
+        load_usage_sacct(ctx, model, options);
+    } else {
+        void* db = slurmdb_connection_get(nullptr);
+        if (!db) throw std::runtime_error("cannot connect to slurmdbd: " + slurm_error());
+        std::unique_ptr<void*, void (*)(void**)> guard(&db, [](void** conn) { slurmdb_connection_close(conn); });
+        load_associations_slurmdb(ctx, db);
+        load_tres_names(ctx, db);
+        model.begin(ctx.header);
+        load_usage_slurmdb(ctx, model, db);
+    }
+    model.finish(ctx.header.settings);
+    if (ctx.skipped > 0)
+        std::fprintf(stderr, "fairway-report: note: %zu job record(s) of deleted associations were skipped\n",
+                     ctx.skipped);
+}
+
+int explain_live_job(const Options& options, const ReportModel& model, std::ostream& out) {
+    std::uint32_t job_id = static_cast<std::uint32_t>(std::stoul(options.target));
+    job_info_msg_t* jobs = nullptr;
+    if (slurm_load_job(&jobs, job_id, SHOW_DETAIL) != SLURM_SUCCESS || !jobs || jobs->record_count == 0)
+        throw std::runtime_error("cannot load job " + options.target + " from slurmctld: " + slurm_error());
+    std::unique_ptr<job_info_msg_t, void (*)(job_info_msg_t*)> guard(jobs, &slurm_free_job_info_msg);
+    const slurm_job_info_t& job = jobs->job_array[0];
+    struct passwd* pw = getpwuid(job.user_id);
+    std::string user = pw ? pw->pw_name : std::to_string(job.user_id);
+    std::string account = job.account ? job.account : "";
+    out << "Job " << options.target << " of user " << user << " in account " << account << " (partition "
+        << (job.partition ? job.partition : "?") << "): priority " << job.priority << "\n";
+    print_job_factors(out, job_id);
+    std::vector<AssociationExplanation> explanations = explain_target(model, user);
+    std::erase_if(explanations, [&](const AssociationExplanation& e) { return e.account != account; });
+    print_explanations(out, model, explanations);
+    return 0;
+}
+
+}  // namespace fairway::report
