@@ -70,7 +70,8 @@ UserPresetTexts decode_user_presets(std::string_view encoded, std::size_t max_by
         carried_error("too large");
     UserPresetTexts files;
     std::size_t total = 0;
-    for (std::size_t start = 0; start < encoded.size();) {
+    if (encoded.empty()) return files;
+    for (std::size_t start = 0;;) {
         auto comma = encoded.find(',', start);
         auto entry = encoded.substr(start, comma == std::string_view::npos ? encoded.npos : comma - start);
         auto colon = entry.find(':');

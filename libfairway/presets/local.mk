@@ -13,3 +13,7 @@ libfairway_libfairway_la_SOURCES += \
 	libfairway/presets/carried.cpp libfairway/presets/carried.h \
 	libfairway/presets/site_cache.cpp libfairway/presets/site_cache.h
 EXTRA_DIST += libfairway/presets/README.md
+tests_unit_fairway_unit_SOURCES += \
+	tests/unit/presets/merge_test.cpp tests/unit/presets/values_test.cpp \
+	tests/unit/presets/loader_test.cpp tests/unit/presets/resolver_test.cpp \
+	tests/unit/presets/carried_test.cpp tests/unit/presets/site_test.cpp

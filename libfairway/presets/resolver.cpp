@@ -1,6 +1,7 @@
 #include "presets/resolver.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "presets/values.h"
@@ -79,12 +80,14 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::optional<std::string> nearest_name(std::string_view wanted, const std::vector<std::string>& names) {
     if (wanted.size() > 256) return std::nullopt;  // nobody mistypes 256 characters; bounds the work
-    const std::size_t plausible = std::max<std::size_t>(2, wanted.size() / 2);
+    // A typo changes a few characters; a truncated name ("nccl" for "nccl-ib") is a prefix.
+    const std::size_t typo_limit = std::max<std::size_t>(2, wanted.size() / 2);
     std::optional<std::string> best;
-    std::size_t best_distance = plausible + 1;
+    std::size_t best_distance = std::numeric_limits<std::size_t>::max();
     for (const auto& name : names) {
         auto distance = edit_distance(wanted, name);
-        if (distance < best_distance) best = name, best_distance = distance;
+        bool plausible = distance <= typo_limit || (!wanted.empty() && name.starts_with(wanted));
+        if (plausible && distance < best_distance) best = name, best_distance = distance;
     }
     return best;
 }
@@ -132,8 +135,10 @@ std::vector<AppliedPreset> PresetResolver::resolve(const std::vector<PresetRef>&
         if (!preset) {
             auto names = catalog_.names();
             std::string message = "unknown preset '" + ref.name + "'";
-            if (auto near = nearest_name(ref.name, names)) message += "; did you mean '" + *near + "'?";
-            message += names.empty() ? "; no presets are available" : "; available: " + join(names, ", ");
+            auto near = nearest_name(ref.name, names);
+            if (near) message += "; did you mean '" + *near + "'?";
+            if (names.empty()) message += "; no presets are available";
+            else message += (near ? " available: " : "; available: ") + join(names, ", ");
             preset_error(message);
         }
         applied.push_back({preset, ref.strategy.value_or(preset->strategy)});

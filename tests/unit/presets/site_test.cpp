@@ -1,0 +1,147 @@
+// Site directory loading, trust checks and the reload cache, on real files in a temporary directory.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "presets/site_cache.h"
+
+namespace fairway::presets {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SitePresetsTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (::geteuid() != 0) GTEST_SKIP() << "trust checks need files owned by root";
+        std::string pattern = (fs::temp_directory_path() / "fairway-presets-XXXXXX").string();
+        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+        root_ = pattern;
+        dir_ = root_ / "presets.d";
+        fs::create_directory(dir_);
+        ::chmod(dir_.c_str(), 0755);
+    }
+    void TearDown() override {
+        if (!root_.empty()) fs::remove_all(root_);
+    }
+    std::string write(const fs::path& path, const std::string& text, mode_t mode = 0644) {
+        std::ofstream(path) << text;
+        ::chmod(path.c_str(), mode);
+        return path.string();
+    }
+    std::string write_preset(const std::string& file, const std::string& text, mode_t mode = 0644) {
+        return write(dir_ / file, text, mode);
+    }
+    std::string error_of(const std::function<void()>& action) {
+        try {
+            action();
+        } catch (const InputError& e) {
+            return e.what();
+        }
+        return "";
+    }
+
+    fs::path root_, dir_;
+};
+
+TEST_F(SitePresetsTest, LoadsYamlFilesInNameOrder) {
+    write_preset("b.yaml", "name: second\ngpus: 1\n");
+    write_preset("a.yaml", "name: first\ngpus: 1\n---\nname: first-b\n");
+    write_preset(".hidden.yaml", "name: hidden\n");
+    write_preset("notes.txt", "not yaml at all: [");
+    auto presets = load_site_directory(dir_, EnvPolicy{});
+    ASSERT_EQ(presets.size(), 3u);
+    EXPECT_EQ(presets[0].name, "first");
+    EXPECT_EQ(presets[1].name, "first-b");
+    EXPECT_EQ(presets[2].name, "second");
+    EXPECT_EQ(presets[2].origin.file, (dir_ / "b.yaml").string());
+}
+
+TEST_F(SitePresetsTest, DuplicateNamesNameBothFiles) {
+    auto a = write_preset("a.yaml", "name: same\n");
+    auto b = write_preset("b.yaml", "# comment\nname: same\n");
+    auto error = error_of([&] { load_site_directory(dir_, EnvPolicy{}); });
+    EXPECT_NE(error.find(b + ":2"), std::string::npos) << error;
+    EXPECT_NE(error.find("already defined in " + a + ":1"), std::string::npos) << error;
+}
+
+TEST_F(SitePresetsTest, RefusesFilesOthersCouldHaveWritten) {
+    auto file = write_preset("a.yaml", "name: a\n", 0646);
+    auto error = error_of([&] { load_site_directory(dir_, EnvPolicy{}); });
+    EXPECT_NE(error.find(file + ": refused: writable by group or others (mode 646)"), std::string::npos) << error;
+
+    ::chmod(file.c_str(), 0644);
+    ASSERT_EQ(::chown(file.c_str(), 65534, 65534), 0);
+    error = error_of([&] { load_site_directory(dir_, EnvPolicy{}); });
+    EXPECT_NE(error.find("owned by uid 65534, not root"), std::string::npos) << error;
+}
+
+TEST_F(SitePresetsTest, RefusesAWritableDirectory) {
+    write_preset("a.yaml", "name: a\n");
+    ::chmod(dir_.c_str(), 0777);
+    auto error = error_of([&] { load_site_directory(dir_, EnvPolicy{}); });
+    EXPECT_NE(error.find(dir_.string() + ": refused"), std::string::npos) << error;
+}
+
+TEST_F(SitePresetsTest, MalformedFileNamesFileLineKey) {
+    auto file = write_preset("a.yaml", "name: a\n\ngpus: lots\n");
+    auto error = error_of([&] { load_site_directory(dir_, EnvPolicy{}); });
+    EXPECT_NE(error.find(file + ":3: key 'gpus'"), std::string::npos) << error;
+}
+
+TEST_F(SitePresetsTest, MissingConfigMeansDefaults) {
+    auto config = load_site_config((root_ / "absent.conf").string());
+    EXPECT_EQ(config.presets_dir, "/etc/slurm/fairway/presets.d");
+    auto conf = write(root_ / "presets.conf", "presets_dir: /x\n", 0664);
+    EXPECT_NE(error_of([&] { load_site_config(conf); }).find("refused"), std::string::npos);
+}
+
+TEST_F(SitePresetsTest, CacheReloadsOnlyWhenSomethingChanged) {
+    auto conf = write(root_ / "presets.conf", "presets_dir: " + dir_.string() + "\n");
+    auto file = write_preset("a.yaml", "name: a\ngpus: 1\n");
+    SitePresetsCache cache(conf);
+    auto first = cache.current();
+    ASSERT_TRUE(first->ok()) << first->error;
+    EXPECT_EQ(cache.current(), first);
+    EXPECT_EQ(cache.load_count(), 1u);
+
+    write_preset("b.yaml", "name: b\n");
+    auto second = cache.current();
+    EXPECT_EQ(second->catalog.names(), (std::vector<std::string>{"a", "b"}));
+
+    write_preset("a.yaml", "name: a\ngpus: [\n");
+    auto broken = cache.current();
+    EXPECT_FALSE(broken->ok());
+    EXPECT_NE(broken->error.find(file + ":"), std::string::npos) << broken->error;
+
+    write_preset("a.yaml", "name: a\ngpus: 2\n", 0666);
+    EXPECT_NE(cache.current()->error.find("refused"), std::string::npos);
+    ::chmod(file.c_str(), 0644);
+    auto fixed = cache.current();
+    ASSERT_TRUE(fixed->ok()) << fixed->error;
+    EXPECT_EQ(fixed->catalog.find("a")->values.gpus->count, 2u);
+    EXPECT_EQ(cache.load_count(), 5u);
+}
+
+TEST_F(SitePresetsTest, CacheFollowsTheConfiguredDirectory) {
+    auto other = root_ / "other.d";
+    fs::create_directory(other);
+    ::chmod(other.c_str(), 0755);
+    write(other / "x.yaml", "name: x\n");
+    auto conf = write(root_ / "presets.conf", "presets_dir: " + other.string() + "\naccount_defaults: {physics: x}\n");
+    SitePresetsCache cache(conf);
+    auto site = cache.current();
+    ASSERT_TRUE(site->ok()) << site->error;
+    EXPECT_EQ(site->catalog.names(), std::vector<std::string>{"x"});
+    EXPECT_EQ(site->config.account_defaults.at("physics"), "x");
+    write(other / "y.yaml", "name: y\n");
+    EXPECT_EQ(cache.current()->catalog.names(), (std::vector<std::string>{"x", "y"}));
+}
+
+}  // namespace
+}  // namespace fairway::presets
