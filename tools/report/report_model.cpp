@@ -89,10 +89,13 @@ void ReportModel::add(const UsageSample& sample, const SourceLocation& where) {
     if (sample.end > settings_.now) throw InputError({where.file, where.line, where.key + ".end"}, "is after 'now'");
     ++records_;
     try {
-        if (!ledger_.charge(tree_.node(*index).id, sample.billing_seconds, sample.end)) return;
+        ledger_.charge(tree_.node(*index).id, sample.billing_seconds, sample.end);
     } catch (const InputError& error) {
         throw InputError(where, error.what());
     }
+    // The ledger judges age against the latest record seen so far; the totals use "now" exactly.
+    bool in_window = settings_.window == fairshare::kInfiniteWindow || settings_.now - sample.end < settings_.window;
+    if (!in_window) return;
     WindowTotals& totals = totals_[*index];
     totals.billing_seconds += sample.billing_seconds;
     totals.gpu_seconds += sample.gpu_seconds;
