@@ -11,4 +11,5 @@ libfairway_libfairway_la_SOURCES += \
 	libfairway/fairshare/forecast.cpp libfairway/fairshare/forecast.h
 EXTRA_DIST += libfairway/fairshare/README.md
 tests_unit_fairway_unit_SOURCES += \
-	tests/unit/fairshare/fair_share_test.cpp
+	tests/unit/fairshare/fair_share_test.cpp \
+	tests/unit/fairshare/usage_ledger_test.cpp
