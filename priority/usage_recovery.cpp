@@ -65,6 +65,7 @@ List query_jobs(void* db_conn, time_t since, time_t now)
     condition->usage_start = since;
     condition->usage_end = now;
     condition->flags = JOBCOND_FLAG_NO_STEP;
+    condition->db_flags = SLURMDB_JOB_FLAG_NOTSET;  // 0 would mean "only jobs without flags"
     List jobs = jobacct_storage_g_get_jobs_cond(db_conn, getuid(), condition);
     slurmdb_destroy_job_cond(condition);
     return jobs;

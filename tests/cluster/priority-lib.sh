@@ -1,0 +1,46 @@
+# Helpers shared by the priority/fairway cluster tests (tests/cluster/t-priority-*.sh).
+# Source after tests/lib.sh and tests/cluster/testlib.sh.
+
+STATE_FILE=$CLUSTER_STATE/ctld/fairway_priority_state
+
+# prio_configure KEY=VALUE...: applies slurm.conf overrides (slurmctld restarts) and makes sure the
+# cluster returns to its default configuration however the test ends.
+prio_configure() {
+    trap prio_restore EXIT
+    "$CLUSTER" conf-set "$@" >/dev/null || fail "cluster conf-set $* failed"
+    scontrol show config | grep -q 'PriorityType *= priority/fairway' || fail "slurmctld does not run priority/fairway"
+}
+
+prio_restore() {
+    local status=$?
+    scancel -u alice 2>/dev/null; scancel -u bob 2>/dev/null; scancel -u carol 2>/dev/null
+    scontrol update PartitionName=debug State=UP 2>/dev/null
+    "$CLUSTER" conf-reset >/dev/null 2>&1 || echo "warning: cluster conf-reset failed" >&2
+    exit "$status"
+}
+
+# raw_usage USER: the user's RawUsage in sshare (its first association).
+raw_usage() { sshare -a -n -P -o User,RawUsage | awk -F'|' -v u="$1" '$1 == u { print $2; exit }'; }
+# fair_share USER: the user's FairShare column in sshare -l.
+fair_share() { sshare -a -l -n -P -o User,FairShare | awk -F'|' -v u="$1" '$1 == u { print $2; exit }'; }
+# weighted_fairshare JOB / job_priority JOB: sprio's weighted fair-share factor and priority.
+weighted_fairshare() { sprio -h -j "$1" -o '%F' 2>/dev/null | tr -d ' '; }
+job_priority() { sprio -h -j "$1" -o '%Y' 2>/dev/null | tr -d ' '; }
+
+# greater A B: A > B as numbers.
+greater() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 > b + 0) }'; }
+# close_to A B PERCENT: |A - B| <= PERCENT% of B.
+close_to() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * p / 100) }'; }
+
+# submit USER SBATCH_ARGS...: prints the job id.
+submit() {
+    local user=$1; shift
+    as_user "$user" sbatch --parsable "$@" | cut -d';' -f1
+}
+
+# ctld_log_has TEXT: slurmctld's log since its latest start contains TEXT.
+ctld_log_has() { slurmctld_log_since_start | grep -qF -- "$1"; }
+
+# ran_pass: the plugin finished at least one calculation pass since slurmctld started (the state
+# file is written at the end of each pass's charging step).
+state_newer_than_start() { [ "$STATE_FILE" -nt "$CLUSTER_STATE/run/slurmctld.pid" ]; }
