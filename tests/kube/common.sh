@@ -1,9 +1,11 @@
+# shellcheck shell=bash
 # Helpers shared by the tests/kube/t-*.sh smoke tests (sourced after tests/lib.sh).
 
 # require_kube: skips the test unless the kube harness is up (tests/kube/kube start; eval "$(tests/kube/kube env)").
 require_kube() {
-    [ -n "${KUBECONFIG:-}" ] && [ -f "$KUBECONFIG" ] || skip "kube harness not running (KUBECONFIG unset or missing)"
-    [ -n "${FAIRWAY_KUBE_SERVER:-}" ] && [ -f "${FAIRWAY_KUBE_CA:-}" ] || skip "FAIRWAY_KUBE_SERVER/FAIRWAY_KUBE_CA not set"
+    [ -f "${KUBECONFIG:-}" ] || skip "kube harness not running (KUBECONFIG unset or missing)"
+    [ -f "${FAIRWAY_KUBE_CA:-}" ] || skip "FAIRWAY_KUBE_CA not set (eval \"\$(tests/kube/kube env)\")"
+    [ -n "${FAIRWAY_KUBE_SERVER:-}" ] || skip "FAIRWAY_KUBE_SERVER not set"
     command -v kubectl >/dev/null || skip "kubectl not installed"
 }
 
