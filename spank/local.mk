@@ -1,7 +1,10 @@
 # spank: spank_fairway.so, the fairway SPANK plugin (see spank/README.md).
 slurmplugin_LTLIBRARIES += spank/spank_fairway.la
 spank_spank_fairway_la_SOURCES = \
-	spank/spank_fairway.cpp spank/context.h
+	spank/spank_fairway.cpp spank/context.h \
+	spank/client.cpp spank/client.h \
+	spank/remote.cpp spank/remote.h \
+	spank/spank_io.cpp spank/spank_io.h
 spank_spank_fairway_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS) $(YAMLCPP_CFLAGS)
 spank_spank_fairway_la_CXXFLAGS = $(AM_CXXFLAGS)
 spank_spank_fairway_la_LIBADD = libfairway/libfairway.la $(YAMLCPP_LIBS)

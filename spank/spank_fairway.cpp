@@ -1,15 +1,13 @@
 // fairway SPANK plugin: the Slurm entry points only. Each one dispatches on spank_context()
 // to the per-context files and turns every exception into a SPANK error code, because an
 // exception escaping into srun, sbatch or slurmstepd would kill it.
+#include "client.h"
 #include "context.h"
+#include "remote.h"
 
 #include <exception>
 #include <string>
 #include <vector>
-
-extern "C" {
-#include <slurm/spank.h>
-}
 
 namespace fairway::spank {
 
@@ -30,7 +28,7 @@ int remember_option(int id, const char* value, int /*remote*/) noexcept {
         if (id == kGpuPolicyOption) context.gpu_policy_option = text;
         return ESPANK_SUCCESS;
     } catch (...) {
-        return ESPANK_ERROR;
+        return kSpankFailure;
     }
 }
 
@@ -48,7 +46,7 @@ int register_options(spank_t sp) {
     for (spank_option* option : {&preset_option, &gpu_policy_option}) {
         if (spank_option_register(sp, option) != ESPANK_SUCCESS) {
             slurm_error("fairway: cannot register --%s", option->name);
-            return ESPANK_ERROR;
+            return kSpankFailure;
         }
     }
     return ESPANK_SUCCESS;
@@ -64,7 +62,7 @@ int guarded(const char* where, Body body) noexcept {
     } catch (...) {
         slurm_error("fairway: %s: unexpected error", where);
     }
-    return ESPANK_ERROR;
+    return kSpankFailure;
 }
 
 }  // namespace
@@ -83,6 +81,26 @@ int slurm_spank_init(spank_t sp, int argc, char** argv) {
     return guarded("init", [&] {
         plugin_context().config = fairway::binding::parse_plugin_args(std::vector<std::string>(argv, argv + argc));
         return register_options(sp);
+    });
+}
+
+int slurm_spank_init_post_opt(spank_t sp, int /*argc*/, char** /*argv*/) {
+    return guarded("init_post_opt", [&] {
+        spank_context_t context = spank_context();
+        if (context == S_CTX_ALLOCATOR || context == S_CTX_LOCAL) return client_post_opt(sp, plugin_context());
+        return static_cast<int>(ESPANK_SUCCESS);
+    });
+}
+
+int slurm_spank_user_init(spank_t sp, int /*argc*/, char** /*argv*/) {
+    return guarded("user_init", [&] {
+        return spank_remote(sp) ? remote_user_init(sp, plugin_context()) : static_cast<int>(ESPANK_SUCCESS);
+    });
+}
+
+int slurm_spank_task_init(spank_t sp, int /*argc*/, char** /*argv*/) {
+    return guarded("task_init", [&] {
+        return spank_remote(sp) ? remote_task_init(sp, plugin_context()) : static_cast<int>(ESPANK_SUCCESS);
     });
 }
 

@@ -4,6 +4,7 @@ libfairway_libfairway_la_SOURCES += \
 	libfairway/binding/gpu_policy.cpp libfairway/binding/gpu_policy.h \
 	libfairway/binding/hostlist.cpp libfairway/binding/hostlist.h \
 	libfairway/binding/plugin_config.cpp libfairway/binding/plugin_config.h \
+	libfairway/binding/step_presets.cpp libfairway/binding/step_presets.h \
 	libfairway/binding/sysfs_topology.cpp libfairway/binding/sysfs_topology.h \
 	libfairway/binding/text.cpp libfairway/binding/text.h \
 	libfairway/binding/training_env.cpp libfairway/binding/training_env.h

@@ -1,0 +1,101 @@
+#include "binding/step_presets.h"
+
+#include "presets/carried.h"
+#include "presets/resolver.h"
+
+#include <set>
+
+namespace fairway::binding {
+namespace {
+
+presets::EnvPolicy env_policy(const PluginConfig& config) { return presets::EnvPolicy{config.allow_env}; }
+
+bool names_site_presets(const std::vector<presets::PresetRef>& refs) {
+    for (const auto& ref : refs)
+        if (!ref.is_path()) return true;
+    return false;
+}
+
+// A catalog loaded only when the list names a site preset (a file-only list needs no directory).
+presets::PresetCatalog catalog_for(const std::vector<presets::PresetRef>& refs, const PresetSources& sources) {
+    if (!names_site_presets(refs)) return presets::PresetCatalog{};
+    return presets::PresetCatalog{sources.site_presets()};
+}
+
+// Every env name the applied presets set or clear.
+std::set<std::string> mentioned_env(const std::vector<presets::AppliedPreset>& applied) {
+    std::set<std::string> names;
+    for (const auto& entry : applied) {
+        for (const auto& [name, value] : entry.preset->values.env) names.insert(name);
+        names.insert(entry.preset->cleared_env.begin(), entry.preset->cleared_env.end());
+    }
+    return names;
+}
+
+// The job's own request as far as the step can tell: the values it exported.
+presets::JobRequest own_request(const std::set<std::string>& names, const StepPresetInputs& inputs) {
+    presets::JobRequest own;
+    for (const auto& name : names)
+        if (auto value = inputs.step_env(name)) own.env[name] = *value;
+    return own;
+}
+
+std::vector<EnvChange> env_changes(const std::set<std::string>& names, const presets::JobRequest& merged) {
+    std::vector<EnvChange> changes;
+    for (const auto& name : names) {
+        auto value = merged.env.find(name);
+        changes.emplace_back(name, value == merged.env.end() ? std::nullopt : std::optional(value->second));
+    }
+    return changes;
+}
+
+StepSettings settings_from(const std::vector<presets::AppliedPreset>& applied, const StepPresetInputs& inputs) {
+    auto names = mentioned_env(applied);
+    auto merged = presets::merge_presets(own_request(names, inputs), applied);
+    StepSettings settings;
+    settings.applied = presets::describe_applied(applied);
+    settings.gpu_policy = merged.gpu_binding.value_or(GpuPolicy{});
+    settings.distributed_env = merged.distributed_env.value_or(false);
+    settings.env_changes = env_changes(names, merged);
+    return settings;
+}
+
+}  // namespace
+
+std::optional<std::string> check_client_request(const std::optional<std::string>& preset_list,
+                                                const std::optional<std::string>& gpu_policy_option,
+                                                const PresetSources& sources, const PluginConfig& config) {
+    if (gpu_policy_option) parse_gpu_policy(*gpu_policy_option);
+    if (!preset_list) return std::nullopt;
+    auto refs = presets::parse_preset_list(*preset_list);
+    auto catalog = catalog_for(refs, sources);
+    presets::PresetResolver resolver(catalog, env_policy(config), config.user_preset_max_bytes);
+    presets::UserPresetTexts files;
+    for (const auto& ref : refs)
+        if (ref.is_path() && !files.count(ref.name)) {
+            files[ref.name] = sources.read_user_file(ref.name);
+            resolver.add_user_file(ref.name, files[ref.name]);
+        }
+    resolver.resolve(refs);
+    if (files.empty()) return std::nullopt;
+    return presets::encode_user_presets(files, config.user_preset_max_bytes);
+}
+
+StepSettings resolve_step_settings(const StepPresetInputs& inputs, const PresetSources& sources,
+                                   const PluginConfig& config) {
+    const auto& list = inputs.preset_option ? inputs.preset_option : inputs.applied_presets;
+    StepSettings settings;
+    if (list && !list->empty()) {
+        auto refs = presets::parse_preset_list(*list);
+        auto catalog = catalog_for(refs, sources);
+        presets::PresetResolver resolver(catalog, env_policy(config), config.user_preset_max_bytes);
+        if (inputs.user_presets)
+            for (const auto& [path, text] : presets::decode_user_presets(*inputs.user_presets, config.user_preset_max_bytes))
+                resolver.add_user_file(path, text);
+        settings = settings_from(resolver.resolve(refs), inputs);
+    }
+    if (inputs.gpu_policy_option) settings.gpu_policy = parse_gpu_policy(*inputs.gpu_policy_option);
+    return settings;
+}
+
+}  // namespace fairway::binding

@@ -1,0 +1,148 @@
+// Remote context (slurmstepd): per step, the presets' environment; per rank, the GPUs it sees
+// and the variables torch.distributed's env:// reads.
+#include "remote.h"
+
+#include "binding/sysfs_topology.h"
+#include "binding/text.h"
+#include "binding/training_env.h"
+#include "presets/carried.h"
+#include "presets/loader.h"
+
+#include <sched.h>
+
+extern "C" {
+#include <slurm/slurm.h>
+}
+
+namespace fairway::spank {
+namespace {
+
+std::optional<std::string> carried(spank_t sp, const char* name) {
+    return step_env(sp, std::string(kCarriedPrefix) + name);
+}
+
+binding::StepPresetInputs step_inputs(spank_t sp, const PluginContext& context) {
+    binding::StepPresetInputs inputs;
+    // A batch step sees sbatch's --preset only as the exported SLURM_SPANK_ copy.
+    inputs.preset_option = context.preset_option ? context.preset_option : carried(sp, presets::kSpankPresetOptionVar);
+    inputs.applied_presets = carried(sp, presets::kAppliedPresetsVar);
+    inputs.user_presets = carried(sp, presets::kUserPresetsVar);
+    inputs.gpu_policy_option = context.gpu_policy_option;
+    inputs.step_env = [sp](const std::string& name) { return step_env(sp, name); };
+    return inputs;
+}
+
+// Regular steps only: the batch script and the extern step are not ranks of a training job.
+bool is_regular_step(spank_t sp) {
+    auto step = u32_item(sp, S_JOB_STEPID);
+    return step && *step <= SLURM_MAX_NORMAL_STEP_ID;  // batch, extern, interactive are above
+}
+
+// The step's GPUs as Slurm exposed them (CUDA_VISIBLE_DEVICES), each with the NUMA node of the
+// physical GPU Slurm allocated (SLURM_STEP_GPUS / SLURM_JOB_GPUS hold the node-local indices).
+std::vector<binding::StepGpu> step_gpus(spank_t sp, const binding::PluginConfig& config, bool need_numa) {
+    auto visible = binding::split(step_env(sp, "CUDA_VISIBLE_DEVICES").value_or(""), ',');
+    auto physical = binding::split(
+        step_env(sp, "SLURM_STEP_GPUS").value_or(step_env(sp, "SLURM_JOB_GPUS").value_or("")), ',');
+    auto numa = need_numa ? binding::read_gpu_numa_nodes(config.sysfs_root) : std::vector<std::optional<int>>{};
+    std::vector<binding::StepGpu> gpus;
+    for (std::size_t i = 0; i < visible.size(); ++i) {
+        binding::StepGpu gpu{visible[i], std::nullopt};
+        auto index = physical.size() == visible.size() ? binding::parse_unsigned(physical[i]) : std::nullopt;
+        if (index && *index < numa.size()) gpu.numa_node = numa[*index];
+        gpus.push_back(gpu);
+    }
+    return gpus;
+}
+
+StepPlan make_plan(spank_t sp, const PluginContext& context) {
+    binding::PresetSources sources{
+        [&context] {
+            return presets::load_site_directory(context.config.presets_dir, presets::EnvPolicy{context.config.allow_env});
+        },
+        nullptr};
+    StepPlan plan;
+    plan.settings = binding::resolve_step_settings(step_inputs(sp, context), sources, context.config);
+    plan.per_rank = is_regular_step(sp);
+    bool closest = plan.settings.gpu_policy.policy == binding::PolicyKind::closest;
+    if (plan.per_rank && plan.settings.gpu_policy.policy != binding::PolicyKind::none) {
+        plan.gpus = step_gpus(sp, context.config, closest);
+        if (closest) plan.numa = binding::read_numa_layout(context.config.sysfs_root);
+        binding::check_satisfiable(plan.settings.gpu_policy, plan.gpus.size(),
+                                   static_cast<int>(u32_item(sp, S_JOB_LOCAL_TASK_COUNT).value_or(1)));
+    }
+    return plan;
+}
+
+std::vector<int> task_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    std::vector<int> cpus;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+        if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+    return cpus;
+}
+
+bool bind_gpus(spank_t sp, const StepPlan& plan) {
+    int local_rank = 0;
+    if (spank_get_item(sp, S_TASK_ID, &local_rank) != ESPANK_SUCCESS) return false;
+    binding::RankPlacement rank{local_rank, static_cast<int>(u32_item(sp, S_JOB_LOCAL_TASK_COUNT).value_or(1)),
+                                task_cpus()};
+    auto chosen = binding::select_gpus(plan.settings.gpu_policy, plan.gpus, rank, plan.numa);
+    if (!chosen) return true;
+    auto devices = binding::visible_devices(*chosen);
+    bool ok = set_step_env(sp, "CUDA_VISIBLE_DEVICES", devices) && set_step_env(sp, "GPU_DEVICE_ORDINAL", devices);
+    if (ok && step_env(sp, "ROCR_VISIBLE_DEVICES")) ok = set_step_env(sp, "ROCR_VISIBLE_DEVICES", devices);
+    return ok;
+}
+
+bool export_training_env(spank_t sp, const PluginContext& context) {
+    binding::RankIdentity rank;
+    rank.job_id = u32_item(sp, S_JOB_ID).value_or(0);
+    rank.step_id = u32_item(sp, S_JOB_STEPID).value_or(0);
+    rank.global_rank = u32_item(sp, S_TASK_GLOBAL_ID).value_or(0);
+    int local_rank = 0;
+    spank_get_item(sp, S_TASK_ID, &local_rank);
+    rank.local_rank = static_cast<std::uint32_t>(local_rank);
+    rank.world_size = u32_item(sp, S_JOB_TOTAL_TASK_COUNT).value_or(1);
+    rank.local_world_size = u32_item(sp, S_JOB_LOCAL_TASK_COUNT).value_or(1);
+    rank.node_rank = u32_item(sp, S_JOB_NODEID).value_or(0);
+    rank.step_nodelist = step_env(sp, "SLURM_STEP_NODELIST").value_or(step_env(sp, "SLURM_NODELIST").value_or(""));
+    for (const auto& [name, value] : binding::training_env(rank, context.config.master_port_range))
+        if (!set_step_env(sp, name, value)) return false;
+    return true;
+}
+
+}  // namespace
+
+int remote_user_init(spank_t sp, PluginContext& context) {
+    try {
+        context.plan = make_plan(sp, context);
+        for (const auto& [name, value] : context.plan->settings.env_changes)
+            if (!set_step_env(sp, name, value)) return kSpankFailure;
+        if (!context.plan->settings.applied.empty())
+            slurm_debug("fairway: presets %s, GPU binding %s", context.plan->settings.applied.c_str(),
+                        binding::to_string(context.plan->settings.gpu_policy).c_str());
+        return ESPANK_SUCCESS;
+    } catch (const std::exception& error) {
+        slurm_error("fairway: step cannot start: %s", error.what());
+        context.step_refused = true;
+        return ESPANK_SUCCESS;
+    }
+}
+
+int remote_task_init(spank_t sp, const PluginContext& context) {
+    if (context.step_refused) return kSpankFailure;
+    if (!context.plan || !context.plan->per_rank) return ESPANK_SUCCESS;
+    try {
+        if (!bind_gpus(sp, *context.plan)) return kSpankFailure;
+        if (context.plan->settings.distributed_env && !export_training_env(sp, context)) return kSpankFailure;
+        return ESPANK_SUCCESS;
+    } catch (const std::exception& error) {
+        slurm_error("fairway: task cannot start: %s", error.what());
+        return kSpankFailure;
+    }
+}
+
+}  // namespace fairway::spank
