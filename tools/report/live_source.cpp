@@ -26,6 +26,9 @@ extern "C" {
 #include "report/explain.h"
 
 extern char** environ;
+extern "C" {
+extern slurm_conf_t slurm_conf;
+}
 
 namespace fairway::report {
 namespace {
@@ -47,10 +50,10 @@ TimePoint to_time(std::time_t t) { return TimePoint{std::chrono::seconds{t}}; }
 // ---- settings from slurmctld's configuration
 
 ReportSettings read_settings(const Options& options, std::string& cluster) {
-    slurm_conf_t* conf = nullptr;
-    if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS)
-        throw std::runtime_error("cannot read the configuration from slurmctld: " + slurm_error());
-    std::unique_ptr<slurm_conf_t, void (*)(slurm_conf_t*)> guard(conf, &slurm_free_ctl_conf);
+    // The configuration slurm_init() read from slurm.conf, as sacct and sshare use it: the report
+    // works while slurmctld is down. (libslurm exports it; its public headers do not declare it.)
+    const slurm_conf_t* conf = &slurm_conf;
+    if (!conf->cluster_name) throw std::runtime_error("slurm.conf could not be read (is SLURM_CONF set?)");
     ReportSettings s;
     s.half_life = Seconds{conf->priority_decay_hl};
     std::string type = conf->priority_type ? conf->priority_type : "";

@@ -14,6 +14,19 @@ std::string name_key(const std::string& account, const std::string& user) { retu
 
 }  // namespace
 
+// The core names a bad association by its id; name it by where the input defined it instead.
+void ReportModel::rethrow_at_association(const InputHeader& header, const InputError& error) const {
+    const std::string prefix = "association ";
+    const std::string& key = error.where().key;
+    if (key.rfind(prefix, 0) == 0 && key.size() > prefix.size() &&
+        key.find_first_not_of("0123456789", prefix.size()) == std::string::npos) {
+        std::size_t index = std::stoul(key.substr(prefix.size())) - 1;
+        if (index < node_where_.size() && !node_where_[index].key.empty())
+            throw InputError(node_where_[index], error.problem());
+    }
+    rethrow_in(header.source, error);
+}
+
 void ReportModel::add_node(const AssociationSpec& spec, fairshare::AssocId parent) {
     std::string key = name_key(spec.account, spec.user);
     if (index_by_name_.count(key))
@@ -27,6 +40,7 @@ void ReportModel::add_node(const AssociationSpec& spec, fairshare::AssocId paren
     node.shares = spec.shares;
     index_by_name_.emplace(std::move(key), nodes_.size());
     nodes_.push_back(std::move(node));
+    node_where_.push_back(spec.where);
 }
 
 // Accounts first (so parents can be named in any order), then users; ids follow that order.
@@ -64,14 +78,13 @@ void ReportModel::build_tree(const std::vector<AssociationSpec>& specs) {
 
 void ReportModel::begin(const InputHeader& header) {
     settings_ = header.settings;
-    const std::string& file = header.source;
     build_tree(header.associations);
     try {
         tree_ = fairshare::AssociationTree(nodes_);
         ledger_ = fairshare::WindowedUsageLedger(
             fairshare::LedgerConfig{settings_.window, settings_.half_life, settings_.bucket}.validated());
     } catch (const InputError& error) {
-        rethrow_in(file, error);
+        rethrow_at_association(header, error);
     }
     totals_.assign(nodes_.size(), {});
     history_.assign(nodes_.size(), std::vector<double>(kHistoryBins, 0.0));

@@ -58,11 +58,13 @@ public:
 private:
     void add_node(const AssociationSpec& spec, fairshare::AssocId parent);
     void build_tree(const std::vector<AssociationSpec>& specs);
+    [[noreturn]] void rethrow_at_association(const InputHeader& header, const InputError& error) const;
 
     ReportSettings settings_;
     fairshare::WindowedUsageLedger ledger_;
     fairshare::AssociationTree tree_;
     std::vector<fairshare::AssociationNode> nodes_;              // while building
+    std::vector<SourceLocation> node_where_;                     // input location per node
     std::unordered_map<std::string, std::size_t> index_by_name_;  // "account\0user" -> node index
     std::vector<WindowTotals> totals_;
     std::vector<std::vector<double>> history_;
