@@ -13,9 +13,15 @@ prio_configure() {
 
 prio_restore() {
     local status=$?
-    scancel -u alice 2>/dev/null; scancel -u bob 2>/dev/null; scancel -u carol 2>/dev/null
-    scontrol update PartitionName=debug State=UP 2>/dev/null
-    "$CLUSTER" conf-reset >/dev/null 2>&1 || echo "warning: cluster conf-reset failed" >&2
+    if scontrol ping 2>/dev/null | grep -q 'is UP'; then
+        scancel -u alice 2>/dev/null; scancel -u bob 2>/dev/null; scancel -u carol 2>/dev/null
+        scontrol update PartitionName=debug State=UP 2>/dev/null
+        "$CLUSTER" conf-reset >/dev/null 2>&1 || echo "warning: cluster conf-reset failed" >&2
+    else
+        # A test that stopped slurmctld: write the default configuration, then start what is down.
+        "$CLUSTER" conf-reset >/dev/null 2>&1 && "$CLUSTER" start >/dev/null 2>&1 ||
+            echo "warning: cluster conf-reset/start failed" >&2
+    fi
     exit "$status"
 }
 

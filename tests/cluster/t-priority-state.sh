@@ -1,0 +1,84 @@
+#!/bin/bash
+# priority/fairway keeps usage across slurmctld restarts: a clean restart and a kill -9 in the
+# middle of a running job recover it from the state file (the running job is charged exactly once);
+# a corrupt state file is logged and the usage is rebuilt from slurmdbd's accounting. Finally
+# sshare's own load of the plugin (classic fair-share, PriorityFlags=NO_FAIR_TREE) computes FairShare.
+. "$FAIRWAY_SRC/tests/lib.sh"
+. "$FAIRWAY_SRC/tests/cluster/testlib.sh"
+. "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
+require_cluster
+wait_idle 60
+
+prio_configure "PriorityParameters=window=30:00,calc_period=0:02"
+
+# expected_usage USER: billing x elapsed seconds of USER's jobs in accounting (QOS UsageFactor 1).
+expected_usage() {
+    sacct -n -X -P -u "$1" -S now-30minutes -o AllocTRES,ElapsedRaw |
+        awk -F'|' '{ if (match($1, /billing=[0-9]+/)) sum += substr($1, RSTART + 8, RLENGTH - 8) * $2 } END { print sum + 0 }'
+}
+usage_matches_accounting() {
+    local have want
+    have=$(raw_usage alice) want=$(expected_usage alice)
+    [ -n "$have" ] && greater "$want" 0 && close_to "$have" "$want" "$1"
+}
+restarted_with() { ctld_log_has "$1" && state_newer_than_start; }
+stop_ctld() {  # stop_ctld SIGNAL
+    local pid
+    pid=$(slurmctld_pid)
+    kill "-$1" "$pid"
+    wait_for 30 "slurmctld to stop" eval "! alive_pid $pid" || fail "slurmctld $pid did not stop on SIG$1"
+}
+alive_pid() { local st; st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) && [ "$st" != Z ]; }
+
+first=$(submit alice -p gpu -N1 --gpus=2 -t 2 --wrap 'sleep 4') || fail "sbatch as alice failed"
+wait_for 60 "job $first to finish" job_finished "$first" || fail "job $first did not finish"
+wait_for 30 "alice's usage to match accounting" usage_matches_accounting 5 ||
+    fail "alice's RawUsage $(raw_usage alice) vs accounting $(expected_usage alice)"
+before=$(raw_usage alice)
+note "alice's RawUsage after one job: $before (accounting: $(expected_usage alice))"
+
+# 1. A clean restart: the state file written at shutdown is read back.
+"$CLUSTER" restart-ctld >/dev/null || fail "cluster restart-ctld failed"
+wait_for 30 "the restarted slurmctld to recover usage" restarted_with "recovered the usage of" ||
+    fail "no recovery logged: $(slurmctld_log_since_start | grep fairway | tr '\n' ';')"
+wait_for 10 "alice's usage to be back" eval 'close_to "$(raw_usage alice)" "$before" 1' ||
+    fail "after a restart alice's RawUsage is $(raw_usage alice), was $before"
+
+# 2. kill -9 while a job runs: usage up to the last pass is on disk, the rest is charged after the
+# restart, once: the total still matches accounting.
+running=$(submit alice -p gpu -N1 --gpus=2 -t 2 --wrap 'sleep 12') || fail "sbatch as alice failed"
+wait_for 30 "job $running to run" eval '[ "$(squeue -h -j $running -o %T)" = RUNNING ]' || fail "job $running did not start"
+wait_for 30 "a pass to charge the running job" eval 'greater "$(raw_usage alice)" "$before"' ||
+    fail "the running job was never charged"
+stop_ctld KILL
+"$CLUSTER" restart-ctld >/dev/null || fail "cluster restart-ctld after kill -9 failed"
+wait_for 30 "the killed slurmctld's usage to be recovered" restarted_with "recovered the usage of" ||
+    fail "no recovery logged after kill -9: $(slurmctld_log_since_start | grep fairway | tr '\n' ';')"
+wait_for 60 "job $running to finish" job_finished "$running" || fail "job $running did not finish"
+wait_for 30 "alice's usage to match accounting after kill -9" usage_matches_accounting 5 ||
+    fail "after kill -9 alice's RawUsage $(raw_usage alice) vs accounting $(expected_usage alice)"
+note "after kill -9: RawUsage $(raw_usage alice), accounting $(expected_usage alice)"
+before=$(raw_usage alice)
+
+# 3. A corrupt state file: logged, and the usage rebuilt from accounting.
+stop_ctld TERM
+head -c 300 /dev/urandom >"$STATE_FILE"
+"$CLUSTER" restart-ctld >/dev/null || fail "cluster restart-ctld after corrupting the state failed"
+wait_for 30 "the usage to be rebuilt from accounting" restarted_with "usage rebuilt from accounting" ||
+    fail "no rebuild logged: $(slurmctld_log_since_start | grep fairway | tr '\n' ';')"
+ctld_log_has "is unusable" || fail "the corrupt state file was not reported"
+wait_for 10 "alice's rebuilt usage" usage_matches_accounting 5 ||
+    fail "rebuilt RawUsage $(raw_usage alice) vs accounting $(expected_usage alice) (was $before)"
+note "rebuilt from accounting: RawUsage $(raw_usage alice) (was $before)"
+
+# 4. Classic fair-share: sshare loads the plugin itself to compute FairShare.
+"$CLUSTER" conf-set PriorityFlags=NO_FAIR_TREE >/dev/null || fail "cluster conf-set PriorityFlags failed"
+wait_for 30 "a pass in classic mode" state_newer_than_start || fail "no calculation pass after the restart"
+out=$(sshare -a -l -n -P -o Account,User,EffectvUsage,FairShare 2>&1) || fail "sshare failed: $out"
+grep -qi error <<<"$out" && fail "sshare reported an error: $out"
+fs_alice=$(awk -F'|' '$2 == "alice" { print $4 }' <<<"$out")
+fs_carol=$(awk -F'|' '$1 ~ /physics/ && $2 == "carol" { print $4 }' <<<"$out")
+note "classic sshare: $(tr '\n' ';' <<<"$out")"
+[ -n "$fs_alice" ] && [ -n "$fs_carol" ] || fail "sshare printed no classic FairShare"
+greater "$fs_carol" "$fs_alice" && greater "$fs_alice" 0 ||
+    fail "classic FairShare: alice $fs_alice should be above 0 and below carol (no usage) $fs_carol"
