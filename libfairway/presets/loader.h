@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,8 +56,10 @@ std::vector<Preset> load_site_directory(const std::string& dir, const EnvPolicy&
 //   account_defaults:                      # presets applied when a job names none
 //     physics: a100-train
 //     biology: "cpu-small,nccl-ib"
+inline constexpr const char* kDefaultPresetsDir = "/etc/slurm/fairway/presets.d";
+
 struct SiteConfig {
-    std::string presets_dir = "/etc/slurm/fairway/presets.d";
+    std::string presets_dir = kDefaultPresetsDir;
     std::vector<std::string> allow_env;
     std::size_t max_user_preset_bytes = kMaxUserPresetBytes;
     std::map<std::string, std::string> account_defaults;  // account -> preset list text
@@ -65,10 +68,24 @@ struct SiteConfig {
 
 inline constexpr const char* kDefaultSiteConfigPath = "/etc/slurm/fairway/presets.conf";
 
-// Parses site configuration text (unknown keys are errors).
-SiteConfig parse_site_config(std::string_view text, const std::string& file);
+// Parses site configuration text (unknown keys are errors). `default_presets_dir` applies when
+// the text does not set presets_dir.
+SiteConfig parse_site_config(std::string_view text, const std::string& file,
+                             const std::string& default_presets_dir = kDefaultPresetsDir);
 
 // Loads the site config; a missing file yields defaults. The file must pass check_trusted_path.
-SiteConfig load_site_config(const std::string& path);
+SiteConfig load_site_config(const std::string& path, const std::string& default_presets_dir = kDefaultPresetsDir);
+
+// Where presets.conf lives for a given slurm.conf: "<directory of slurm.conf>/fairway/presets.conf"
+// (/etc/slurm/slurm.conf -> /etc/slurm/fairway/presets.conf).
+std::string site_config_path_for(std::string_view slurm_conf_path);
+
+// The presets_dir= argument of the fairway SPANK plugin's line ("... spank_fairway.so presets_dir=DIR")
+// in plugstack.conf text; nullopt when there is no such line or argument. `include` lines are not
+// followed here (see presets_dir_from_plugstack_file).
+std::optional<std::string> presets_dir_from_plugstack(std::string_view plugstack_text);
+
+// As above for a file, following "include GLOB" lines one level deep; nullopt when unreadable.
+std::optional<std::string> presets_dir_from_plugstack_file(const std::string& path);
 
 }  // namespace fairway::presets

@@ -17,3 +17,7 @@ tests_unit_fairway_unit_SOURCES += \
 	tests/unit/presets/merge_test.cpp tests/unit/presets/values_test.cpp \
 	tests/unit/presets/loader_test.cpp tests/unit/presets/resolver_test.cpp \
 	tests/unit/presets/carried_test.cpp tests/unit/presets/site_test.cpp
+libfairway_libfairway_la_SOURCES += \
+	libfairway/presets/plugstack.cpp \
+	libfairway/presets/slurm_tres.cpp libfairway/presets/slurm_tres.h \
+	libfairway/presets/submission.cpp libfairway/presets/submission.h

@@ -8,3 +8,5 @@
 #include "presets/preset.h"
 #include "presets/resolver.h"
 #include "presets/site_cache.h"
+#include "presets/slurm_tres.h"
+#include "presets/submission.h"

@@ -110,8 +110,9 @@ std::vector<Preset> load_site_directory(const std::string& dir, const EnvPolicy&
     return all;
 }
 
-SiteConfig parse_site_config(std::string_view text, const std::string& file) {
+SiteConfig parse_site_config(std::string_view text, const std::string& file, const std::string& default_presets_dir) {
     SiteConfig config;
+    config.presets_dir = default_presets_dir;
     YAML::Node root;
     try {
         root = YAML::Load(std::string(text));
@@ -125,10 +126,20 @@ SiteConfig parse_site_config(std::string_view text, const std::string& file) {
     return config;
 }
 
-SiteConfig load_site_config(const std::string& path) {
+SiteConfig load_site_config(const std::string& path, const std::string& default_presets_dir) {
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) return SiteConfig{};
-    return parse_site_config(read_trusted_file(path, kMaxConfigBytes, true), path);
+    if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) {
+        SiteConfig defaults;
+        defaults.presets_dir = default_presets_dir;
+        return defaults;
+    }
+    return parse_site_config(read_trusted_file(path, kMaxConfigBytes, true), path, default_presets_dir);
+}
+
+std::string site_config_path_for(std::string_view slurm_conf_path) {
+    auto slash = slurm_conf_path.rfind('/');
+    std::string dir = slash == std::string_view::npos ? "." : std::string(slurm_conf_path.substr(0, slash));
+    return (dir.empty() ? "" : dir) + "/fairway/presets.conf";
 }
 
 }  // namespace fairway::presets

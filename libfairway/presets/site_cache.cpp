@@ -8,22 +8,24 @@
 namespace fairway::presets {
 namespace {
 
-std::shared_ptr<const SitePresets> load_site(const std::string& config_path) {
+std::shared_ptr<const SitePresets> load_site(const std::string& config_path, const std::string& default_presets_dir) {
     auto site = std::make_shared<SitePresets>();
+    site->config.presets_dir = default_presets_dir;
     try {
-        site->config = load_site_config(config_path);
+        site->config = load_site_config(config_path, default_presets_dir);
         site->catalog = PresetCatalog(load_site_directory(site->config.presets_dir, site->config.env_policy()));
     } catch (const InputError& e) {
-        site->error = e.what();
+        site->load_error = e.what();
     } catch (const std::exception& e) {
-        site->error = std::string("cannot load site presets: ") + e.what();
+        site->load_error = std::string("cannot load site presets: ") + e.what();
     }
     return site;
 }
 
 }  // namespace
 
-SitePresetsCache::SitePresetsCache(std::string config_path) : config_path_(std::move(config_path)) {}
+SitePresetsCache::SitePresetsCache(std::string config_path, std::string default_presets_dir)
+    : config_path_(std::move(config_path)), default_presets_dir_(std::move(default_presets_dir)) {}
 
 std::vector<SitePresetsCache::FileStamp> SitePresetsCache::stamp_files(const std::string& presets_dir) const {
     std::vector<std::string> paths = {config_path_, presets_dir};
@@ -53,11 +55,11 @@ std::vector<SitePresetsCache::FileStamp> SitePresetsCache::stamp_files(const std
 
 std::shared_ptr<const SitePresets> SitePresetsCache::current() {
     std::lock_guard lock(mutex_);
-    const std::string dir = snapshot_ ? snapshot_->config.presets_dir : SiteConfig{}.presets_dir;
+    const std::string dir = snapshot_ ? snapshot_->config.presets_dir : default_presets_dir_;
     auto stamps = stamp_files(dir);
     if (snapshot_ && stamps == stamps_) return snapshot_;
     // Stamps are taken before loading: a change during the load shows up as a difference next time.
-    snapshot_ = load_site(config_path_);
+    snapshot_ = load_site(config_path_, default_presets_dir_);
     ++load_count_;
     stamps_ = snapshot_->config.presets_dir == dir ? std::move(stamps) : stamp_files(snapshot_->config.presets_dir);
     return snapshot_;

@@ -14,21 +14,23 @@
 
 namespace fairway::presets {
 
-// One consistent snapshot. When loading failed, `error` says why (file:line: key ...) and the
+// One consistent snapshot. When loading failed, `load_error` says why (file:line: key ...) and the
 // catalog is empty: jobs that need presets are then rejected with that message.
 struct SitePresets {
     SiteConfig config;
     PresetCatalog catalog;
-    std::string error;
-    bool ok() const { return error.empty(); }
+    std::string load_error;
+    bool ok() const { return load_error.empty(); }
 };
 
 class SitePresetsCache {
 public:
-    explicit SitePresetsCache(std::string config_path);
+    // `default_presets_dir` applies when the config file does not set presets_dir (e.g. the
+    // directory named on the SPANK plugin's plugstack.conf line).
+    explicit SitePresetsCache(std::string config_path, std::string default_presets_dir = kDefaultPresetsDir);
 
     // The current snapshot, reloaded first if anything on disk changed. Never throws for bad
-    // files (they become SitePresets::error); thread-safe.
+    // files (they become SitePresets::load_error); thread-safe.
     std::shared_ptr<const SitePresets> current();
 
     // How many times files were (re)loaded; lets callers log reloads and tests observe them.
@@ -47,6 +49,7 @@ private:
     std::vector<FileStamp> stamp_files(const std::string& presets_dir) const;
 
     std::string config_path_;
+    std::string default_presets_dir_;
     mutable std::mutex mutex_;
     std::shared_ptr<const SitePresets> snapshot_;
     std::vector<FileStamp> stamps_;

@@ -106,7 +106,7 @@ TEST_F(SitePresetsTest, CacheReloadsOnlyWhenSomethingChanged) {
     auto file = write_preset("a.yaml", "name: a\ngpus: 1\n");
     SitePresetsCache cache(conf);
     auto first = cache.current();
-    ASSERT_TRUE(first->ok()) << first->error;
+    ASSERT_TRUE(first->ok()) << first->load_error;
     EXPECT_EQ(cache.current(), first);
     EXPECT_EQ(cache.load_count(), 1u);
 
@@ -117,13 +117,13 @@ TEST_F(SitePresetsTest, CacheReloadsOnlyWhenSomethingChanged) {
     write_preset("a.yaml", "name: a\ngpus: [\n");
     auto broken = cache.current();
     EXPECT_FALSE(broken->ok());
-    EXPECT_NE(broken->error.find(file + ":"), std::string::npos) << broken->error;
+    EXPECT_NE(broken->load_error.find(file + ":"), std::string::npos) << broken->load_error;
 
     write_preset("a.yaml", "name: a\ngpus: 2\n", 0666);
-    EXPECT_NE(cache.current()->error.find("refused"), std::string::npos);
+    EXPECT_NE(cache.current()->load_error.find("refused"), std::string::npos);
     ::chmod(file.c_str(), 0644);
     auto fixed = cache.current();
-    ASSERT_TRUE(fixed->ok()) << fixed->error;
+    ASSERT_TRUE(fixed->ok()) << fixed->load_error;
     EXPECT_EQ(fixed->catalog.find("a")->values.gpus->count, 2u);
     EXPECT_EQ(cache.load_count(), 5u);
 }
@@ -136,7 +136,7 @@ TEST_F(SitePresetsTest, CacheFollowsTheConfiguredDirectory) {
     auto conf = write(root_ / "presets.conf", "presets_dir: " + other.string() + "\naccount_defaults: {physics: x}\n");
     SitePresetsCache cache(conf);
     auto site = cache.current();
-    ASSERT_TRUE(site->ok()) << site->error;
+    ASSERT_TRUE(site->ok()) << site->load_error;
     EXPECT_EQ(site->catalog.names(), std::vector<std::string>{"x"});
     EXPECT_EQ(site->config.account_defaults.at("physics"), "x");
     write(other / "y.yaml", "name: y\n");
