@@ -1,4 +1,5 @@
 // WindowedUsageLedger's state format (see README.md): little-endian fields, CRC-32 trailer.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -178,7 +179,8 @@ WindowedUsageLedger WindowedUsageLedger::deserialize(std::string_view bytes) {
     return ledger;
 }
 
-// Windowed: the running sum is recomputed from the buckets, which also drops any drift.
+// Windowed: the running sum is recomputed from the buckets, which also drops rounding drift that
+// the incremental subtractions accumulated (so it is not compared with the stored one).
 void WindowedUsageLedger::restore_account(AssocId assoc, double anchored,
                                           const std::vector<std::pair<std::int64_t, double>>& buckets) {
     Account& account = accounts_[assoc];
