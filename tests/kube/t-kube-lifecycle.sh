@@ -12,7 +12,7 @@ FAIRWAY_KUBE_STATE=$(mktemp -d /var/tmp/fairway-kube-lifecycle.XXXXXX)
 state_pids() {
     local p
     for p in /proc/[0-9]*; do
-        tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -- "$FAIRWAY_KUBE_STATE/" && echo "${p#/proc/}"
+        tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -F -- "$FAIRWAY_KUBE_STATE/" >/dev/null && echo "${p#/proc/}"
     done
     return 0
 }
