@@ -13,4 +13,6 @@ EXTRA_DIST += libfairway/fairshare/README.md
 tests_unit_fairway_unit_SOURCES += \
 	tests/unit/fairshare/fair_share_test.cpp \
 	tests/unit/fairshare/usage_ledger_test.cpp \
-	tests/unit/fairshare/ledger_codec_test.cpp
+	tests/unit/fairshare/ledger_codec_test.cpp \
+	tests/unit/fairshare/parameters_test.cpp \
+	tests/unit/fairshare/job_priority_test.cpp

@@ -1,0 +1,78 @@
+#include "fairshare/parameters.h"
+
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+
+namespace fairway::fairshare {
+namespace {
+
+constexpr Seconds kWeek{7 * 86400};
+
+TEST(FairshareParameters, EmptyTextGivesTheDefaults) {
+    for (const char* text : {"", "   ", ",", " , "}) {
+        const FairshareParameters params = parse_fairshare_parameters(text, kWeek);
+        EXPECT_EQ(params.window, Seconds{14 * 86400}) << text;
+        EXPECT_EQ(params.half_life, kWeek);
+        const LedgerConfig config = params.ledger_config();
+        EXPECT_EQ(config.bucket, Seconds{14 * 86400 / 100});
+        EXPECT_EQ(config.half_life, kWeek);
+    }
+}
+
+TEST(FairshareParameters, ReadsWindowAndBucketInSlurmTime) {
+    struct Case {
+        const char* text;
+        Seconds window, bucket;
+    };
+    for (const Case& c : {Case{"window=14-0,bucket=2:00:00", Seconds{14 * 86400}, Seconds{7200}},
+                          Case{"window=3", Seconds{180}, Seconds{1}},
+                          Case{" Window = 7-0 , BUCKET=1:00:00 ", Seconds{7 * 86400}, Seconds{3600}},
+                          Case{"window=90-0", Seconds{90 * 86400}, Seconds{90 * 864}},
+                          Case{"window=infinite", kInfiniteWindow, Seconds{3600}},
+                          Case{"window=UNLIMITED,bucket=5", kInfiniteWindow, Seconds{300}}}) {
+        const LedgerConfig config = parse_fairshare_parameters(c.text, kWeek).ledger_config();
+        EXPECT_EQ(config.window, c.window) << c.text;
+        EXPECT_EQ(config.bucket, c.bucket) << c.text;
+    }
+}
+
+TEST(FairshareParameters, ErrorsNameTheOffendingKey) {
+    struct Case {
+        const char* text;
+        const char* key;
+    };
+    for (const Case& c : {Case{"windows=14-0", "windows"}, Case{"window=14-0,decay=1", "decay"},
+                          Case{"window=abc", "window"}, Case{"window=0", "window"}, Case{"window=-5", "window"},
+                          Case{"window=", "window"}, Case{"bucket=infinite", "bucket"}, Case{"bucket=0", "bucket"},
+                          Case{"window=1:00:00,bucket=2:00:00", "bucket"}, Case{"window=100-0,bucket=1", "bucket"},
+                          Case{"window=1-0,window=2-0", "window"}, Case{"window", "window"},
+                          Case{"=5", "PriorityParameters"}, Case{"window=99999999-0", "window"}}) {
+        try {
+            parse_fairshare_parameters(c.text, kWeek);
+            ADD_FAILURE() << c.text << " accepted";
+        } catch (const InputError& error) {
+            EXPECT_EQ(error.where().key, c.key) << c.text << ": " << error.what();
+        }
+    }
+}
+
+TEST(FairshareParameters, RejectsANegativeHalfLife) {
+    try {
+        parse_fairshare_parameters("window=1-0", Seconds{-1});
+        ADD_FAILURE() << "accepted";
+    } catch (const InputError& error) {
+        EXPECT_EQ(error.where().key, "half_life");
+    }
+}
+
+TEST(FairshareParameters, DescribeIsCanonicalAndReparses) {
+    const FairshareParameters params = parse_fairshare_parameters("window=14-0", kWeek);
+    EXPECT_EQ(params.describe(), "window=14-00:00:00,bucket=03:21:36");
+    const FairshareParameters again = parse_fairshare_parameters(params.describe(), kWeek);
+    EXPECT_EQ(again.ledger_config(), params.ledger_config());
+    EXPECT_EQ(parse_fairshare_parameters("window=infinite", kWeek).describe(), "window=infinite,bucket=01:00:00");
+}
+
+}  // namespace
+}  // namespace fairway::fairshare
