@@ -12,6 +12,7 @@ tests_unit_fairway_unit_SOURCES += \
 	tests/unit/binding/gpu_policy_test.cpp \
 	tests/unit/binding/hostlist_test.cpp \
 	tests/unit/binding/plugin_config_test.cpp \
+	tests/unit/binding/step_presets_test.cpp \
 	tests/unit/binding/sysfs_topology_test.cpp \
 	tests/unit/binding/training_env_test.cpp
 EXTRA_DIST += libfairway/binding/README.md

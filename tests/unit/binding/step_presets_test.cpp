@@ -1,0 +1,192 @@
+#include "binding/step_presets.h"
+#include "common/error.h"
+#include "presets/carried.h"
+#include "presets/loader.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+using namespace fairway::binding;
+using fairway::InputError;
+
+namespace {
+
+const char* kSiteText = R"(name: ddp
+gpu-binding: per-rank:1
+distributed-env: true
+env: {NCCL_DEBUG: INFO, OMP_NUM_THREADS: "4"}
+---
+name: ordered
+gpu-binding: ordered
+---
+name: quiet
+merge: override
+env: {NCCL_DEBUG: WARN, OMP_NUM_THREADS: ~}
+)";
+
+// Site presets from text, and user files from a map; counts how often the site directory is read.
+struct FakeSources {
+    std::map<std::string, std::string> user_files;
+    int site_loads = 0;
+    PresetSources sources() {
+        return {[this] {
+                    ++site_loads;
+                    return fairway::presets::parse_presets(kSiteText, "site.yaml", {});
+                },
+                [this](const std::string& path) {
+                    auto file = user_files.find(path);
+                    if (file == user_files.end()) throw InputError({path, 0, ""}, "no such file");
+                    return file->second;
+                }};
+    }
+};
+
+StepPresetInputs step_with(std::optional<std::string> preset_option, std::map<std::string, std::string> env = {}) {
+    StepPresetInputs inputs;
+    inputs.preset_option = std::move(preset_option);
+    inputs.step_env = [env](const std::string& name) -> std::optional<std::string> {
+        auto value = env.find(name);
+        return value == env.end() ? std::nullopt : std::optional(value->second);
+    };
+    return inputs;
+}
+
+std::string error_of(const std::function<void()>& body) {
+    try {
+        body();
+    } catch (const std::exception& error) {
+        return error.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST(ClientRequest, SiteNamesNeedNoCarriedText) {
+    FakeSources fake;
+    EXPECT_EQ(check_client_request("ddp,ordered", std::nullopt, fake.sources(), {}), std::nullopt);
+    EXPECT_EQ(fake.site_loads, 1);
+}
+
+TEST(ClientRequest, UnknownNameListsAvailableAndNearest) {
+    FakeSources fake;
+    auto message = error_of([&] { check_client_request("dpp", std::nullopt, fake.sources(), {}); });
+    EXPECT_NE(message.find("unknown preset 'dpp'"), std::string::npos) << message;
+    EXPECT_NE(message.find("did you mean 'ddp'"), std::string::npos) << message;
+    EXPECT_NE(message.find("available: ddp, ordered, quiet"), std::string::npos) << message;
+}
+
+TEST(ClientRequest, UserFilesTravelEncodedAndFileOnlyListsSkipTheSiteDirectory) {
+    FakeSources fake;
+    fake.user_files["./mine.yaml"] = "gpu-binding: closest\n";
+    auto encoded = check_client_request("./mine.yaml", std::nullopt, fake.sources(), {});
+    ASSERT_TRUE(encoded.has_value());
+    EXPECT_EQ(fake.site_loads, 0);
+    auto files = fairway::presets::decode_user_presets(*encoded);
+    EXPECT_EQ(files.at("./mine.yaml"), "gpu-binding: closest\n");
+}
+
+TEST(ClientRequest, MalformedUserFileNamesFileLineAndKey) {
+    FakeSources fake;
+    fake.user_files["./bad.yaml"] = "env: {A: b}\ngpu-binding: per-rank:x\n";
+    auto message = error_of([&] { check_client_request("./bad.yaml", std::nullopt, fake.sources(), {}); });
+    EXPECT_NE(message.find("./bad.yaml:2"), std::string::npos) << message;
+    EXPECT_NE(message.find("gpu-binding"), std::string::npos) << message;
+}
+
+TEST(ClientRequest, OversizedUserFileIsRefused) {
+    FakeSources fake;
+    fake.user_files["./big.yaml"] = "env: {A: \"" + std::string(2000, 'x') + "\"}\n";
+    PluginConfig config;
+    config.user_preset_max_bytes = 1000;
+    EXPECT_THROW(check_client_request("./big.yaml", std::nullopt, fake.sources(), config), InputError);
+}
+
+TEST(ClientRequest, ChecksTheGpuPolicyOption) {
+    FakeSources fake;
+    EXPECT_EQ(check_client_request(std::nullopt, "per-rank:2", fake.sources(), {}), std::nullopt);
+    EXPECT_THROW(check_client_request(std::nullopt, "nearest", fake.sources(), {}), InputError);
+    EXPECT_EQ(fake.site_loads, 0);
+}
+
+TEST(StepSettings, NoPresetsChangeNothingAndReadNothing) {
+    FakeSources fake;
+    auto settings = resolve_step_settings(step_with(std::nullopt), fake.sources(), {});
+    EXPECT_EQ(settings.gpu_policy.policy, PolicyKind::none);
+    EXPECT_FALSE(settings.distributed_env);
+    EXPECT_TRUE(settings.env_changes.empty());
+    EXPECT_EQ(fake.site_loads, 0);
+}
+
+TEST(StepSettings, PresetEnvBindingAndTrainingSwitch) {
+    FakeSources fake;
+    auto settings = resolve_step_settings(step_with("ddp"), fake.sources(), {});
+    EXPECT_EQ(settings.applied, "ddp");
+    EXPECT_EQ(to_string(settings.gpu_policy), "per-rank:1");
+    EXPECT_TRUE(settings.distributed_env);
+    std::vector<EnvChange> expected{{"NCCL_DEBUG", "INFO"}, {"OMP_NUM_THREADS", "4"}};
+    EXPECT_EQ(settings.env_changes, expected);
+}
+
+TEST(StepSettings, DefaultsNeverOverrideWhatTheUserExported) {
+    FakeSources fake;
+    auto settings = resolve_step_settings(step_with("ddp", {{"NCCL_DEBUG", "TRACE"}}), fake.sources(), {});
+    std::vector<EnvChange> expected{{"NCCL_DEBUG", "TRACE"}, {"OMP_NUM_THREADS", "4"}};
+    EXPECT_EQ(settings.env_changes, expected);
+}
+
+TEST(StepSettings, OverrideWinsAndNullUnsets) {
+    FakeSources fake;
+    auto settings =
+        resolve_step_settings(step_with("ddp,quiet", {{"NCCL_DEBUG", "TRACE"}, {"OMP_NUM_THREADS", "8"}}),
+                              fake.sources(), {});
+    std::vector<EnvChange> expected{{"NCCL_DEBUG", "WARN"}, {"OMP_NUM_THREADS", std::nullopt}};
+    EXPECT_EQ(settings.env_changes, expected);
+    EXPECT_EQ(to_string(settings.gpu_policy), "per-rank:1");
+}
+
+TEST(StepSettings, LaterPresetsOverrideEarlierPresetsPolicy) {
+    FakeSources fake;
+    EXPECT_EQ(to_string(resolve_step_settings(step_with("ddp,ordered"), fake.sources(), {}).gpu_policy), "ordered");
+}
+
+TEST(StepSettings, OptionBeatsTheAppliedRecordWhichBringsAccountDefaults) {
+    FakeSources fake;
+    auto inputs = step_with(std::nullopt);
+    inputs.applied_presets = "ordered";
+    EXPECT_EQ(to_string(resolve_step_settings(inputs, fake.sources(), {}).gpu_policy), "ordered");
+    inputs.preset_option = "ddp";
+    EXPECT_EQ(to_string(resolve_step_settings(inputs, fake.sources(), {}).gpu_policy), "per-rank:1");
+}
+
+TEST(StepSettings, GpuPolicyOptionOverridesPresets) {
+    FakeSources fake;
+    auto inputs = step_with("ddp");
+    inputs.gpu_policy_option = "round-robin";
+    auto settings = resolve_step_settings(inputs, fake.sources(), {});
+    EXPECT_EQ(to_string(settings.gpu_policy), "round-robin");
+    EXPECT_TRUE(settings.distributed_env);
+}
+
+TEST(StepSettings, UserFilesComeFromTheCarriedText) {
+    FakeSources fake;
+    auto inputs = step_with("ddp,./mine.yaml");
+    inputs.user_presets = fairway::presets::encode_user_presets({{"./mine.yaml", "gpu-binding: closest\n"}});
+    EXPECT_EQ(to_string(resolve_step_settings(inputs, fake.sources(), {}).gpu_policy), "closest");
+    inputs.user_presets.reset();
+    EXPECT_THROW(resolve_step_settings(inputs, fake.sources(), {}), InputError);
+    inputs.user_presets = "not base64 at all!";
+    EXPECT_THROW(resolve_step_settings(inputs, fake.sources(), {}), InputError);
+}
+
+TEST(StepSettings, RefusedEnvNamesNeedTheSitesPermission) {
+    FakeSources fake;
+    auto inputs = step_with("./mine.yaml");
+    inputs.user_presets = fairway::presets::encode_user_presets({{"./mine.yaml", "env: {LD_PRELOAD: /x.so}\n"}});
+    EXPECT_THROW(resolve_step_settings(inputs, fake.sources(), {}), InputError);
+    PluginConfig config;
+    config.allow_env = {"LD_PRELOAD"};
+    auto settings = resolve_step_settings(inputs, fake.sources(), config);
+    EXPECT_EQ(settings.env_changes, (std::vector<EnvChange>{{"LD_PRELOAD", "/x.so"}}));
+}
