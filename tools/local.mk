@@ -19,5 +19,8 @@ tools_fairway_report_SOURCES = tools/fairway-report.cpp \
 tools_fairway_report_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools $(SLURM_CPPFLAGS) $(NLOHMANN_JSON_CFLAGS)
 tools_fairway_report_LDADD = tools/libfairway-report.la libfairway/libfairway.la $(SLURM_LIBS) $(YAMLCPP_LIBS)
 
-tests_unit_fairway_unit_SOURCES += tests/unit/report/iso8601_test.cpp
+tests_unit_fairway_unit_SOURCES += tests/unit/report/iso8601_test.cpp tests/unit/report/report_test.cpp
+tests_unit_fairway_unit_CPPFLAGS += -I$(top_srcdir)/tools
+# The report library needs the core, so the core is named again after it.
+tests_unit_fairway_unit_LDADD += tools/libfairway-report.la libfairway/libfairway.la
 EXTRA_DIST += tools/README.md

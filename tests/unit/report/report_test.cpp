@@ -1,0 +1,138 @@
+// fairway-report's Slurm-free parts: the streaming reader, the model and sshare's number formats.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "report/cli_options.h"
+#include "report/json_stream.h"
+#include "report/offline_input.h"
+#include "report/report_model.h"
+#include "report/sshare_format.h"
+
+using namespace fairway::report;
+
+namespace {
+
+std::unique_ptr<std::FILE, int (*)(std::FILE*)> text_file(const std::string& text) {
+    std::FILE* file = std::tmpfile();
+    std::fputs(text.c_str(), file);
+    std::rewind(file);
+    return {file, &std::fclose};
+}
+
+ReportModel model_of(const std::string& text) {
+    auto file = text_file(text);
+    ReportModel model;
+    model.finish(read_offline_input(file.get(), "test.json", model).settings);
+    return model;
+}
+
+const std::string kTwoUsers = R"({"now": "2026-01-10T00:00:00Z", "window": "2-0", "half_life": "1-0",
+  "associations": [{"account": "A", "parent": "root", "shares": 3}, {"account": "A", "user": "u1"},
+                   {"account": "A", "user": "u2", "shares": "parent"}],
+  "usage": [{"account": "A", "user": "u1", "end": "2026-01-09T00:00:00Z", "billing_seconds": 80},
+            {"account": "A", "user": "u2", "end": "2026-01-10T00:00:00Z", "billing_seconds": 10},
+            {"account": "A", "user": "u2", "end": "2026-01-01T00:00:00Z", "billing_seconds": 1000}]})";
+
+}  // namespace
+
+TEST(ReportJsonStream, HandsOverStreamedElementsOneAtATimeAndDropsThem) {
+    auto file = text_file("{\"a\": 1,\n \"items\": [\n {\"x\": 1},\n {\"x\": 2}\n ], \"b\": [3]}");
+    std::vector<std::pair<int, int>> seen;   // (x, line)
+    nlohmann::json top = stream_json_object(file.get(), "f", {"items"},
+                                            [&](const std::string& name, std::size_t index, const nlohmann::json& e,
+                                                int line, const nlohmann::json& so_far) {
+                                                EXPECT_EQ(name, "items");
+                                                EXPECT_EQ(so_far["a"], 1);
+                                                EXPECT_LE(so_far["items"].size(), 1u);   // only the element in hand
+                                                EXPECT_EQ(index + 1, static_cast<std::size_t>(e["x"].get<int>()));
+                                                seen.emplace_back(e["x"].get<int>(), line);
+                                            });
+    EXPECT_EQ(seen, (std::vector<std::pair<int, int>>{{1, 3}, {2, 4}}));
+    EXPECT_EQ(top["b"], nlohmann::json::array({3}));
+    EXPECT_TRUE(top["items"].empty());
+}
+
+TEST(ReportJsonStream, MalformedTextIsAnInputErrorWithTheLine) {
+    for (const char* bad : {"{\"a\":\n\n tru}", "[1, 2]", "", "{\"a\": 1} trailing"}) {
+        auto file = text_file(bad);
+        EXPECT_THROW(stream_json_object(file.get(), "f", {}, {}), fairway::InputError) << bad;
+    }
+    auto file = text_file("{\"a\":\n\n tru}");
+    try {
+        stream_json_object(file.get(), "f", {}, {});
+    } catch (const fairway::InputError& error) {
+        EXPECT_EQ(error.where().line, 3);
+    }
+}
+
+TEST(ReportModel, WindowDecayAndTotalsFollowTheSettings) {
+    ReportModel model = model_of(kTwoUsers);
+    auto u1 = model.find("A", "u1"), u2 = model.find("A", "u2");
+    ASSERT_TRUE(u1 && u2);
+    EXPECT_DOUBLE_EQ(model.tree().node(*u1).own_usage, 40.0);   // one half-life old
+    EXPECT_DOUBLE_EQ(model.tree().node(*u2).own_usage, 10.0);   // the 9-day-old record left the window
+    EXPECT_DOUBLE_EQ(model.own_totals(*u2).billing_seconds, 10.0);
+    EXPECT_DOUBLE_EQ(model.subtree_totals(*model.find("A", "")).billing_seconds, 90.0);
+    EXPECT_EQ(model.records_read(), 3u);
+    EXPECT_EQ(model.associations_of_user("u2"), std::vector<std::size_t>{*u2});
+}
+
+TEST(ReportModel, UsageBeforeSettingsIsHeldAndStillCounted) {
+    ReportModel model = model_of(R"({"associations": [{"account": "A", "parent": "root"}, {"account": "A", "user": "u"}],
+      "usage": [{"account": "A", "user": "u", "end": "2026-01-01T00:00:00Z", "billing_seconds": 7}],
+      "now": "2026-01-01T00:00:00Z", "window": "14-0", "half_life": "7-0"})");
+    EXPECT_DOUBLE_EQ(model.tree().node(*model.find("A", "u")).own_usage, 7.0);
+}
+
+TEST(ReportModel, RecordsAfterNowAreRejected) {
+    EXPECT_THROW(model_of(R"({"now": "2026-01-01T00:00:00Z", "associations": [{"account": "A", "parent": "root"}],
+      "usage": [{"account": "A", "end": "2026-01-02T00:00:00Z", "billing_seconds": 1}]})"),
+                 fairway::InputError);
+}
+
+TEST(SshareFormat, FixedWidthDoublesFollowSlurmsPrintFields) {
+    EXPECT_EQ(sshare_fixed_double(0.5, 10), "  0.500000");
+    EXPECT_EQ(sshare_fixed_double(0.5, -11), "0.500000   ");
+    EXPECT_EQ(sshare_fixed_double(12345678.9, 10), "1.2346e+07");   // too wide for %f: exponent form fits
+    EXPECT_EQ(sshare_fixed_double(1.0 / 0.0, 10), "       inf");
+}
+
+TEST(SshareFormat, TableIndentsLikeSshareAndKeepsSshareColumnsFirst) {
+    ReportModel model = model_of(kTwoUsers);
+    std::vector<SummaryRow> rows = summary_rows(model, model.fair_share());
+    ASSERT_EQ(rows.size(), 4u);
+    EXPECT_EQ(indented_account(rows[0]), "root");
+    EXPECT_EQ(indented_account(rows[1]), " A");
+    EXPECT_EQ(indented_account(rows[2]), "  A");
+    std::ostringstream out;
+    print_summary_table(out, rows, TableStyle{true, true});
+    std::string header = out.str().substr(0, out.str().find('\n'));
+    EXPECT_EQ(header.rfind("Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare|LevelFS|", 0), 0u);
+    EXPECT_NE(out.str().find("\n  A|u2|parent|"), std::string::npos);
+    std::ostringstream fixed;
+    print_summary_table(fixed, rows, TableStyle{false, true});
+    EXPECT_EQ(fixed.str().rfind("Account              ", 0), 0u);
+    EXPECT_NE(fixed.str().find("-------------------- ---------- "), std::string::npos);
+}
+
+TEST(ReportOptions, ParsesSubcommandsAndRejectsNonsense) {
+    Options o = parse_options({"forecast", "alice", "--level=0.7", "--input", "f.json", "--json"});
+    EXPECT_EQ(o.command, Command::kForecast);
+    EXPECT_EQ(o.target, "alice");
+    EXPECT_DOUBLE_EQ(o.level, 0.7);
+    EXPECT_EQ(o.input, "f.json");
+    EXPECT_TRUE(o.json);
+    EXPECT_EQ(parse_options({}).command, Command::kSummary);
+    EXPECT_EQ(parse_options({"-P", "-n"}).parsable, true);
+    for (std::vector<std::string> bad : std::vector<std::vector<std::string>>{
+             {"explain"}, {"forecast", "a", "--level", "1.5"}, {"plot"}, {"--json", "-P"}, {"--input"},
+             {"summary", "x"}, {"--what"}})
+        EXPECT_THROW(parse_options(bad), UsageError);
+    EXPECT_TRUE(is_job_id("123"));
+    EXPECT_TRUE(is_job_id("123_4"));
+    EXPECT_FALSE(is_job_id("alice"));
+    EXPECT_FALSE(is_job_id("12a"));
+}
