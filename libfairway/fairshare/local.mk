@@ -15,4 +15,5 @@ tests_unit_fairway_unit_SOURCES += \
 	tests/unit/fairshare/usage_ledger_test.cpp \
 	tests/unit/fairshare/ledger_codec_test.cpp \
 	tests/unit/fairshare/parameters_test.cpp \
-	tests/unit/fairshare/job_priority_test.cpp
+	tests/unit/fairshare/job_priority_test.cpp \
+	tests/unit/fairshare/forecast_test.cpp
