@@ -1,1 +1,2 @@
 # Manual pages: each part appends its own pages here.
+dist_man_MANS += man/man8/priority_fairway.8
