@@ -17,3 +17,10 @@ tests_unit_fairway_unit_SOURCES += \
 	tests/unit/fairshare/parameters_test.cpp \
 	tests/unit/fairshare/job_priority_test.cpp \
 	tests/unit/fairshare/forecast_test.cpp
+
+# Google Benchmark for the core; built on request only (`make tests/bench/fairshare-bench`), since
+# configure does not require libbenchmark-dev. (Automake wants "=" for the first EXTRA_PROGRAMS.)
+EXTRA_PROGRAMS = tests/bench/fairshare-bench
+tests_bench_fairshare_bench_SOURCES = tests/bench/fairshare_bench.cpp
+tests_bench_fairshare_bench_LDADD = libfairway/libfairway.la $(YAMLCPP_LIBS) -lbenchmark -lpthread
+CLEANFILES += tests/bench/fairshare-bench
