@@ -47,7 +47,18 @@ std::string slurm_error() { return slurm_strerror(slurm_get_errno()); }
 
 TimePoint to_time(std::time_t t) { return TimePoint{std::chrono::seconds{t}}; }
 
-// ---- settings from slurmctld's configuration
+// ---- settings from slurm.conf
+
+// PriorityParameters minus priority/fairway's own test-only key (calc_period, which overrides
+// PriorityCalcPeriod inside slurmctld and does not change the fair-share arithmetic).
+std::string without_plugin_only_keys(const std::string& text) {
+    std::string kept;
+    std::stringstream items(text);
+    std::string item;
+    while (std::getline(items, item, ','))
+        if (item.rfind("calc_period=", 0) != 0) kept += (kept.empty() ? "" : ",") + item;
+    return kept;
+}
 
 ReportSettings read_settings(const Options& options, std::string& cluster) {
     // The configuration slurm_init() read from slurm.conf, as sacct and sshare use it: the report
@@ -58,8 +69,8 @@ ReportSettings read_settings(const Options& options, std::string& cluster) {
     s.half_life = Seconds{conf->priority_decay_hl};
     std::string type = conf->priority_type ? conf->priority_type : "";
     if (type == "priority/fairway") {
-        fairshare::FairshareParameters p =
-            fairshare::parse_fairshare_parameters(conf->priority_params ? conf->priority_params : "", s.half_life);
+        fairshare::FairshareParameters p = fairshare::parse_fairshare_parameters(
+            without_plugin_only_keys(conf->priority_params ? conf->priority_params : ""), s.half_life);
         s.window = p.window;
         s.bucket = p.bucket;
     } else {
@@ -238,6 +249,7 @@ void load_usage_slice(LiveContext& ctx, ReportModel& model, void* db, std::time_
     slurmdb_job_cond_t cond{};
     cond.cluster_list = clusters.get();
     cond.flags = JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_TRUNC;
+    cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;   // as sacct: do not filter on scheduling flags
     cond.usage_start = from;
     cond.usage_end = to;
     List jobs = slurmdb_jobs_get(db, &cond);
