@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # CONFIG_CHANGED is read by cluster
 # Configuration files of the test cluster (sourced by tests/cluster/cluster, which sets STATE,
 # the ports, CLUSTER_NAME, NODES, MUNGE_SOCK, DB_PASS and MYSQL_PORT).
 # slurm.conf = the defaults below, then the KEY=VALUE lines of $STATE/etc/overrides (conf-set).

@@ -15,6 +15,7 @@ hosts=$(timeout 60 srun -N4 -n8 hostname) || fail "srun -N4 -n8 hostname failed"
 expect_eq "$(echo "$hosts" | wc -l)" 8 "tasks of srun -N4 -n8"
 expect_eq "$(echo "$hosts" | sort -u | tr '\n' ' ')" "node1 node2 node3 node4 " "hostnames seen by the tasks"
 
+# shellcheck disable=SC2016  # the job's shell expands these
 out=$(as_user alice timeout 60 srun -N1 --gpus=2 sh -c 'echo job=$SLURM_JOB_ID; echo account=$SLURM_JOB_ACCOUNT; echo cuda=$CUDA_VISIBLE_DEVICES') ||
     fail "srun --gpus=2 as alice failed: $out"
 note "$out"

@@ -33,7 +33,7 @@ pids="$(daemon_pids) $(cat "$CLUSTER_STATE"/run/slurmdbd.pid "$CLUSTER_STATE"/mu
 note "cluster pids: $pids"
 
 "$CLUSTER" stop || fail "stop failed"
-for p in $pids; do running "$p" && fail "process $p ($(cat /proc/$p/comm)) survived stop"; done
+for p in $pids; do running "$p" && fail "process $p ($(cat "/proc/$p/comm")) survived stop"; done
 "$CLUSTER" stop >/dev/null || fail "stop on a stopped cluster failed"
 "$CLUSTER" status >/dev/null && fail "status says the stopped cluster runs"
 

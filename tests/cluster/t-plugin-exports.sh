@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2034  # the *_required/*_optional lists are read through ${!name}
 # Each built plugin exports exactly what Slurm 22.05's loader looks up: no C++ or library symbols
 # leak out of the shared objects (they could clash with slurmctld's own or other plugins' symbols).
 . "$FAIRWAY_SRC/tests/lib.sh"
@@ -21,11 +22,11 @@ words() { tr ' ' '\n' <<<"$*" | grep -v '^$' | sort -u; }
 # check_exports SO REQUIRED OPTIONAL: prints what is wrong; true when the exports are exactly right.
 check_exports() {
     local so=$1 required optional exported missing extra
-    required=$(words $2) optional=$(words $2 $3)
+    required=$(words "$2") optional=$(words "$2" "$3")
     exported=$(nm -D --defined-only "$so" | awk 'NF >= 3 { print $3 }' | sed 's/@.*//' | sort -u)
     missing=$(comm -23 <(echo "$required") <(echo "$exported"))
     extra=$(comm -13 <(echo "$optional") <(echo "$exported"))
-    [ -z "$missing" ] || echo "$so does not export: $(echo $missing)"
+    [ -z "$missing" ] || echo "$so does not export: $(tr '\n' ' ' <<<"$missing")"
     [ -z "$extra" ] || echo "$so exports more than Slurm needs: $(echo "$extra" | head -n 20 | tr '\n' ' ')"
     [ -z "$missing$extra" ]
 }

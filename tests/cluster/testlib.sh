@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # CLUSTER is for the tests
 # Helpers for integration tests that use the real test cluster (tests/cluster/cluster).
 # Source after tests/lib.sh:  . "$FAIRWAY_SRC/tests/lib.sh"; . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 # Tests get SLURM_CONF and FAIRWAY_CLUSTER_STATE from `tests/harness env` (or `tests/cluster/cluster env`).
