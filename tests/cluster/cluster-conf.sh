@@ -94,20 +94,25 @@ EOF
     render_nodes_conf
 }
 
-# apply_overrides FILE: slurm.conf on stdin; each KEY=VALUE of FILE replaces the KEY= lines
-# (keys compare case-insensitively, as Slurm's do); an empty VALUE only removes them.
+# apply_overrides FILE: slurm.conf on stdin; each KEY=VALUE of FILE (the last one of a key wins)
+# replaces the KEY= lines, keys comparing case-insensitively as Slurm's do; NodeName= and
+# PartitionName= lines are keyed by their name ("PartitionName=debug ..."). An empty VALUE only removes.
 apply_overrides() {
     awk -v overrides="$1" '
+        function key_of(line,  k) {
+            k = tolower(line)
+            if (k ~ /^(nodename|partitionname)=/) { sub(/[ \t].*/, "", k); return k }
+            return substr(k, 1, index(k, "=") - 1)
+        }
         BEGIN {
             while ((getline line < overrides) > 0) {
-                if (line !~ /=/) continue
-                key = tolower(substr(line, 1, index(line, "=") - 1))
+                if (line !~ /^[A-Za-z]+=/) continue
+                key = key_of(line)
                 if (!(key in value)) order[++n] = key
                 value[key] = line
             }
         }
-        { key = tolower(substr($0, 1, index($0, "=") - 1)) }
-        index($0, "=") && (key in value) { next }
+        /^[A-Za-z]+=/ && (key_of($0) in value) { next }
         { print }
         END {
             for (i = 1; i <= n; i++) {
