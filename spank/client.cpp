@@ -3,6 +3,8 @@
 // presets and the nearest match, and carry the user's own preset files with the job.
 #include "client.h"
 
+#include "site.h"
+
 #include "presets/carried.h"
 #include "presets/loader.h"
 
@@ -57,8 +59,9 @@ std::string given_options(const PluginContext& context) {
 int client_post_opt(spank_t sp, const PluginContext& context) {
     if (!context.preset_option && !context.gpu_policy_option) return ESPANK_SUCCESS;
     try {
+        auto config = effective_config(context.config);
         auto encoded = binding::check_client_request(context.preset_option, context.gpu_policy_option,
-                                                     client_sources(context.config), context.config);
+                                                     client_sources(config), config);
         return encoded ? carry_user_presets(sp, *encoded) : ESPANK_SUCCESS;
     } catch (const std::exception& error) {
         slurm_error("fairway: %s: %s", given_options(context).c_str(), error.what());

@@ -4,6 +4,7 @@ spank_spank_fairway_la_SOURCES = \
 	spank/spank_fairway.cpp spank/context.h \
 	spank/client.cpp spank/client.h \
 	spank/remote.cpp spank/remote.h \
+	spank/site.cpp spank/site.h \
 	spank/spank_io.cpp spank/spank_io.h
 spank_spank_fairway_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS) $(YAMLCPP_CFLAGS)
 spank_spank_fairway_la_CXXFLAGS = $(AM_CXXFLAGS)

@@ -2,6 +2,8 @@
 // and the variables torch.distributed's env:// reads.
 #include "remote.h"
 
+#include "site.h"
+
 #include "binding/sysfs_topology.h"
 #include "binding/text.h"
 #include "binding/training_env.h"
@@ -56,18 +58,19 @@ std::vector<binding::StepGpu> step_gpus(spank_t sp, const binding::PluginConfig&
 }
 
 StepPlan make_plan(spank_t sp, const PluginContext& context) {
-    binding::PresetSources sources{
-        [&context] {
-            return presets::load_site_directory(context.config.presets_dir, presets::EnvPolicy{context.config.allow_env});
-        },
-        nullptr};
     StepPlan plan;
-    plan.settings = binding::resolve_step_settings(step_inputs(sp, context), sources, context.config);
+    auto inputs = step_inputs(sp, context);
+    if (!inputs.preset_option && !inputs.applied_presets && !inputs.gpu_policy_option) return plan;
+    auto config = effective_config(context.config);
+    binding::PresetSources sources{
+        [&config] { return presets::load_site_directory(config.presets_dir, presets::EnvPolicy{config.allow_env}); },
+        nullptr};
+    plan.settings = binding::resolve_step_settings(inputs, sources, config);
     plan.per_rank = is_regular_step(sp);
     bool closest = plan.settings.gpu_policy.policy == binding::PolicyKind::closest;
     if (plan.per_rank && plan.settings.gpu_policy.policy != binding::PolicyKind::none) {
-        plan.gpus = step_gpus(sp, context.config, closest);
-        if (closest) plan.numa = binding::read_numa_layout(context.config.sysfs_root);
+        plan.gpus = step_gpus(sp, config, closest);
+        if (closest) plan.numa = binding::read_numa_layout(config.sysfs_root);
         binding::check_satisfiable(plan.settings.gpu_policy, plan.gpus.size(),
                                    static_cast<int>(u32_item(sp, S_JOB_LOCAL_TASK_COUNT).value_or(1)));
     }

@@ -31,6 +31,7 @@ const std::map<std::string, Setter>& setters() {
     static const std::map<std::string, Setter> table = {
         {"presets_dir", [](PluginConfig& c, const std::string& v) { c.presets_dir = parse_path("presets_dir", v); }},
         {"sysfs_root", [](PluginConfig& c, const std::string& v) { c.sysfs_root = parse_path("sysfs_root", v); }},
+        {"presets_conf", [](PluginConfig& c, const std::string& v) { c.presets_conf = parse_path("presets_conf", v); }},
         {"master_port_range", [](PluginConfig& c, const std::string& v) { c.master_port_range = parse_port_range(v); }},
         {"allow_env", [](PluginConfig& c, const std::string& v) { c.allow_env = split(v, ','); }},
         {"user_preset_max_bytes",
@@ -66,7 +67,21 @@ PluginConfig parse_plugin_args(const std::vector<std::string>& args) {
         }
         if (eq == std::string::npos) reject(key, "missing '=VALUE' in '" + arg + "'");
         setter->second(config, arg.substr(eq + 1));
+        config.given.insert(key);
     }
+    return config;
+}
+
+std::string site_config_path(const PluginConfig& config, const char* presets_conf_env, const char* slurm_conf_env) {
+    if (!config.presets_conf.empty()) return config.presets_conf;
+    if (presets_conf_env && *presets_conf_env) return presets_conf_env;
+    return presets::site_config_path_for(slurm_conf_env && *slurm_conf_env ? slurm_conf_env : "/etc/slurm/slurm.conf");
+}
+
+PluginConfig with_site_config(PluginConfig config, const presets::SiteConfig& site) {
+    config.presets_dir = site.presets_dir;
+    if (!config.given.count("allow_env")) config.allow_env = site.allow_env;
+    if (!config.given.count("user_preset_max_bytes")) config.user_preset_max_bytes = site.max_user_preset_bytes;
     return config;
 }
 

@@ -21,6 +21,7 @@ spank_setup() {
     [ -r "$SPANK_SO" ] || fail "$SPANK_SO is missing: build spank/spank_fairway.la and rerun tests/cluster/cluster start"
     SPANK_TMP=$(mktemp -d /tmp/t-spank.XXXXXX) && chmod 0755 "$SPANK_TMP" || fail "mktemp failed"
     trap spank_cleanup EXIT
+    trap 'exit 143' TERM INT   # so that the EXIT trap restores plugstack.conf when the runner times out
     cp "$SPANK_PLUGSTACK" "$SPANK_TMP/plugstack.conf.saved" || fail "cannot save $SPANK_PLUGSTACK"
     echo "required $SPANK_SO presets_dir=$SPANK_PRESETS_DIR $*" >"$SPANK_PLUGSTACK.tmp" &&
         mv -f "$SPANK_PLUGSTACK.tmp" "$SPANK_PLUGSTACK" || fail "cannot write $SPANK_PLUGSTACK"

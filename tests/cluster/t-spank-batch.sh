@@ -49,4 +49,12 @@ for rank in 0 1 2 3; do
     expect_match "$line" " WORLD=4 ADDR=node[0-9]+ " "training env of rank $rank"
     expect_match "$line" " LAYER=user MINE=exported$" "preset env of rank $rank"
 done
+
+# srun alone (no sbatch) carries a user file to its own tasks too.
+printf 'distributed-env: true\nenv: {TSPANK_LAYER: srun-file}\n' >"$work/srun.yaml"
+chmod 0644 "$work/srun.yaml"
+out=$(cd "$work" && runuser -u alice -- env SLURM_CONF="$SLURM_CONF" timeout 60 srun -N1 -n2 --preset=./srun.yaml \
+    bash -c 'echo "RANK=$RANK LAYER=$TSPANK_LAYER"' | sort) || fail "srun --preset=./srun.yaml failed: $out"
+note "$out"
+expect_eq "$(echo $out)" "RANK=0 LAYER=srun-file RANK=1 LAYER=srun-file" "srun's user preset in its tasks"
 exit 0

@@ -67,3 +67,29 @@ TEST(PluginConfig, SinglePortRangeIsAllowed) {
     EXPECT_EQ(range.first, 29500);
     EXPECT_EQ(range.last, 29500);
 }
+
+TEST(PluginConfig, FindsPresetsConfLikeJobSubmit) {
+    using fairway::binding::site_config_path;
+    auto config = parse_plugin_args({});
+    EXPECT_EQ(site_config_path(config, nullptr, nullptr), "/etc/slurm/fairway/presets.conf");
+    EXPECT_EQ(site_config_path(config, nullptr, "/var/tmp/c/etc/slurm.conf"), "/var/tmp/c/etc/fairway/presets.conf");
+    EXPECT_EQ(site_config_path(config, "/srv/p.conf", "/var/tmp/c/etc/slurm.conf"), "/srv/p.conf");
+    EXPECT_EQ(site_config_path(config, "", ""), "/etc/slurm/fairway/presets.conf");
+    config = parse_plugin_args({"presets_conf=/opt/presets.conf"});
+    EXPECT_EQ(site_config_path(config, "/srv/p.conf", nullptr), "/opt/presets.conf");
+}
+
+TEST(PluginConfig, SiteConfigFillsWhatPlugstackLeftOut) {
+    fairway::presets::SiteConfig site;
+    site.presets_dir = "/site/presets.d";
+    site.allow_env = {"LD_LIBRARY_PATH"};
+    site.max_user_preset_bytes = 4096;
+    auto merged = fairway::binding::with_site_config(parse_plugin_args({"presets_dir=/plugstack/dir"}), site);
+    EXPECT_EQ(merged.presets_dir, "/site/presets.d");
+    EXPECT_EQ(merged.allow_env, std::vector<std::string>{"LD_LIBRARY_PATH"});
+    EXPECT_EQ(merged.user_preset_max_bytes, 4096u);
+    merged = fairway::binding::with_site_config(
+        parse_plugin_args({"allow_env=SLURM_X", "user_preset_max_bytes=100"}), site);
+    EXPECT_EQ(merged.allow_env, std::vector<std::string>{"SLURM_X"});
+    EXPECT_EQ(merged.user_preset_max_bytes, 100u);
+}
