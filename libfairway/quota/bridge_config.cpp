@@ -109,6 +109,9 @@ void read_reconcile(const Reader& r, const YAML::Node& node, ReconcileSettings& 
         out.write_timeout_seconds = r.integer(node["write_timeout_seconds"], "reconcile.write_timeout_seconds", 1, day);
     if (out.stale_after_seconds < out.period_seconds)
         r.fail(node["stale_after_seconds"], "reconcile.stale_after_seconds", "must be at least period_seconds");
+    // Each side is written at most once per write timeout; a longer one would slow demand past two periods.
+    if (out.write_timeout_seconds > out.period_seconds)
+        r.fail(node["write_timeout_seconds"], "reconcile.write_timeout_seconds", "must not exceed period_seconds");
 }
 
 void read_partitions(const Reader& r, const YAML::Node& node, std::map<std::string, PartitionMapping>& out) {

@@ -28,7 +28,7 @@ struct SlurmSettings {
 struct ReconcileSettings {
     int period_seconds = 10;           // one reconcile cycle
     int stale_after_seconds = 30;      // a side's data older than this is stale: no raises
-    int write_timeout_seconds = 10;    // after this, a write that has not landed never will
+    int write_timeout_seconds = 5;     // HTTP/slurmdbd timeout: a write not landed by then never will
 };
 
 struct PartitionMapping {

@@ -4,3 +4,9 @@ libfairway_libfairway_la_SOURCES += \
 tests_unit_fairway_unit_SOURCES += \
 	tests/unit/quota/bridge_config_test.cpp
 EXTRA_DIST += libfairway/quota/README.md
+libfairway_libfairway_la_SOURCES += \
+	libfairway/quota/quota_split.cpp libfairway/quota/quota_split.h
+tests_unit_fairway_unit_SOURCES += \
+	tests/unit/quota/quota_split_exploration_test.cpp
+tests_unit_fairway_unit_SOURCES += \
+	tests/unit/quota/quota_split_test.cpp

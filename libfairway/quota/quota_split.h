@@ -1,0 +1,100 @@
+// QuotaSplit: the shared-quota protocol for one quota group, as a pure state machine.
+//
+// A group owns Q GPUs. Slurm enforces L_s (association GrpTRES=gres/gpu) and Kubernetes enforces
+// L_k (ClusterQueue nominalQuota or Volcano Queue capability). The bridge reads both sides, asks
+// decide() which limits to write, writes them, and tells wrote(). Guarantees (see README.md):
+//   * L_s + L_k <= Q at every instant, counting every value a limit may hold while a write is in
+//     doubt (issued, not yet read back) — so decreases are confirmed before the room is reused;
+//   * a limit never goes below its side's current use;
+//   * idle headroom is split by pending demand; a side with demand gets it within two periods;
+//   * nothing is raised while either side's data is stale or unreachable, and nothing is written
+//     during the first write_timeout after start (a previous incarnation's write may still land);
+//   * each side is written at most once per write_timeout, so at most one of our writes to it is
+//     ever in flight (write_timeout <= the reconcile period keeps the two-period promise).
+// Time is a parameter (seconds on any monotonic scale); nothing here reads a clock.
+#pragma once
+
+#include <array>
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace fairway::quota {
+
+enum class Side { slurm = 0, kubernetes = 1 };
+constexpr std::array<Side, 2> kBothSides{Side::slurm, Side::kubernetes};
+const char* side_name(Side side);
+
+using Instant = std::int64_t;  // seconds
+
+// What one read of one side saw: the enforced limit, use and pending demand, in GPUs.
+struct SideReading {
+    Instant read_at = 0;
+    long limit = 0;
+    long used = 0;
+    long pending = 0;
+    auto operator<=>(const SideReading&) const = default;
+};
+
+struct SplitTiming {
+    Instant stale_after = 30;    // older readings are stale
+    Instant write_timeout = 5;   // a write not seen by then will never land
+};
+
+// Everything the protocol remembers about one side; plain and ordered so exhaustive tests can
+// put whole states in a set.
+struct SideState {
+    std::optional<SideReading> last;
+    long lowest = 0, highest = 0;    // the enforced limit is somewhere in [lowest, highest]
+    std::optional<long> in_doubt;    // a written value not yet read back
+    Instant written_at = 0;          // our last write (or our start: a predecessor's write)
+    auto operator<=>(const SideState&) const = default;
+};
+
+struct SplitState {
+    long quota = 0;
+    Instant started_at = 0;
+    std::array<SideState, 2> sides;
+    auto operator<=>(const SplitState&) const = default;
+};
+
+enum class Hold { none, stale, starting, write_in_doubt, overcommitted };
+const char* hold_name(Hold hold);
+
+struct SplitDecision {
+    std::array<std::optional<long>, 2> write;  // new limits, decreases before increases
+    std::array<long, 2> target{0, 0};          // where the limits are heading
+    Hold hold = Hold::none;                    // why something was held back, if it was
+    bool writes_anything() const { return write[0] || write[1]; }
+};
+
+// The pure target split: use first, then free GPUs by pending demand, then the idle rest evenly.
+std::array<long, 2> split_targets(long quota, const std::array<SideReading, 2>& readings);
+
+class QuotaSplit {
+public:
+    QuotaSplit(long quota, SplitTiming timing, Instant now);
+    // Resumes from a saved state (exhaustive tests branch from every state they reach).
+    QuotaSplit(SplitTiming timing, SplitState state) : timing_(timing), state_(std::move(state)) {}
+
+    void observe(Side side, const SideReading& reading);
+    // A write of `value` was issued at `now`; its outcome is known only when read back.
+    void wrote(Side side, long value, Instant now);
+    SplitDecision decide(Instant now) const;
+
+    void set_quota(long quota) { state_.quota = quota; }
+    const SplitState& state() const { return state_; }
+    // The most a side may be using or allowed right now: what the other side's raise must leave room for.
+    long bound(Side side) const;
+
+private:
+    bool fresh(Side side, Instant now) const;
+    bool settled_after_start(Side side) const;
+    Hold raise_hold(Instant now) const;
+
+    SplitTiming timing_;
+    SplitState state_;
+};
+
+}  // namespace fairway::quota
