@@ -1,3 +1,4 @@
 # Manual pages: each part appends its own pages here.
 dist_man_MANS += man/man8/priority_fairway.8
 dist_man_MANS += man/man1/fairway-report.1
+dist_man_MANS += man/man8/spank_fairway.8
