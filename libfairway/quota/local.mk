@@ -10,3 +10,7 @@ tests_unit_fairway_unit_SOURCES += \
 	tests/unit/quota/quota_split_exploration_test.cpp
 tests_unit_fairway_unit_SOURCES += \
 	tests/unit/quota/quota_split_test.cpp
+libfairway_libfairway_la_SOURCES += \
+	libfairway/quota/mirror.cpp libfairway/quota/mirror.h
+tests_unit_fairway_unit_SOURCES += \
+	tests/unit/quota/mirror_test.cpp

@@ -1,0 +1,204 @@
+#include "quota/mirror.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+namespace fairway::quota {
+namespace {
+
+constexpr const char* kKueue = "/apis/kueue.x-k8s.io/v1beta1";
+constexpr const char* kVolcano = "/apis/scheduling.volcano.sh/v1beta1";
+
+nlohmann::json metadata(const std::string& name, const std::map<std::string, std::string>& extra_labels,
+                        const std::string& ns = "") {
+    nlohmann::json labels = {{kManagedByLabel, kManagedByValue}};
+    for (const auto& [key, value] : extra_labels) labels[key] = value;
+    nlohmann::json meta = {{"name", name}, {"labels", labels}};
+    if (!ns.empty()) meta["namespace"] = ns;
+    return meta;
+}
+
+DesiredObject kueue_object(const std::string& kind, const std::string& plural, const std::string& name,
+                           nlohmann::json meta, nlohmann::json rest, const std::string& ns = "") {
+    nlohmann::json body = {{"apiVersion", "kueue.x-k8s.io/v1beta1"}, {"kind", kind}, {"metadata", std::move(meta)}};
+    body.update(rest);
+    std::string collection = std::string(kKueue) + (ns.empty() ? "" : "/namespaces/" + ns) + "/" + plural;
+    return {kind, collection, name, std::move(body)};
+}
+
+std::string flavor_name(const PartitionInfo& p) { return "slurm-" + p.name; }
+
+DesiredObject resource_flavor(const BridgeConfig& config, const PartitionInfo& p) {
+    auto mapping = config.partitions.find(p.name);
+    std::map<std::string, std::string> labels;
+    if (mapping != config.partitions.end() && !mapping->second.node_labels.empty()) labels = mapping->second.node_labels;
+    else labels[config.kubernetes.partition_label] = p.name;
+    return kueue_object("ResourceFlavor", "resourceflavors", flavor_name(p),
+                        metadata(flavor_name(p), {{"fairway.io/slurm-partition", p.name}}),
+                        {{"spec", {{"nodeLabels", labels}}}});
+}
+
+DesiredObject cluster_queue(const BridgeConfig& config, const QuotaGroup& group, const std::vector<PartitionInfo>& gpu_partitions,
+                            long limit) {
+    std::vector<long> capacity;
+    for (const auto& p : gpu_partitions) capacity.push_back(p.gpus);
+    auto quotas = split_over_flavors(limit, capacity);
+    nlohmann::json flavors = nlohmann::json::array();
+    for (std::size_t i = 0; i < gpu_partitions.size(); ++i)
+        flavors.push_back({{"name", flavor_name(gpu_partitions[i])},
+                           {"resources", {{{"name", config.kubernetes.gpu_resource}, {"nominalQuota", quotas[i]}}}}});
+    nlohmann::json spec = {
+        {"cohort", config.kubernetes.cohort},
+        {"namespaceSelector",
+         {{"matchExpressions", {{{"key", "kubernetes.io/metadata.name"}, {"operator", "In"}, {"values", group.namespaces}}}}}},
+        {"resourceGroups", {{{"coveredResources", {config.kubernetes.gpu_resource}}, {"flavors", flavors}}}}};
+    std::string name = group_queue_name(group);
+    return kueue_object("ClusterQueue", "clusterqueues", name, metadata(name, {{"fairway.io/group", group.name}}),
+                        {{"spec", spec}});
+}
+
+void add_kueue_objects(const BridgeConfig& config, const std::vector<PartitionInfo>& gpu_partitions,
+                       const std::map<std::string, long>& kube_limits, std::vector<DesiredObject>& out) {
+    std::set<int> tiers;
+    for (const auto& p : gpu_partitions) {
+        out.push_back(resource_flavor(config, p));
+        tiers.insert(p.priority_tier);
+    }
+    for (int tier : tiers) {
+        std::string name = "slurm-tier-" + std::to_string(tier);
+        out.push_back(kueue_object("WorkloadPriorityClass", "workloadpriorityclasses", name, metadata(name, {}),
+                                   {{"value", tier}, {"description", "Slurm PriorityTier " + std::to_string(tier)}}));
+    }
+    for (const auto& group : config.groups) {
+        auto limit = kube_limits.find(group.name);
+        out.push_back(cluster_queue(config, group, gpu_partitions, limit == kube_limits.end() ? 0 : limit->second));
+        for (const auto& ns : group.namespaces)
+            out.push_back(kueue_object("LocalQueue", "localqueues", config.kubernetes.local_queue,
+                                       metadata(config.kubernetes.local_queue, {{"fairway.io/group", group.name}}, ns),
+                                       {{"spec", {{"clusterQueue", group_queue_name(group)}}}}, ns));
+    }
+}
+
+void add_volcano_objects(const BridgeConfig& config, const std::map<std::string, long>& kube_limits,
+                         std::vector<DesiredObject>& out) {
+    for (const auto& group : config.groups) {
+        auto limit = kube_limits.find(group.name);
+        std::string name = group_queue_name(group);
+        nlohmann::json body = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                               {"kind", "Queue"},
+                               {"metadata", metadata(name, {{"fairway.io/group", group.name}})},
+                               {"spec",
+                                {{"weight", 1},
+                                 {"reclaimable", false},
+                                 {"capability", {{config.kubernetes.gpu_resource, limit == kube_limits.end() ? 0 : limit->second}}}}}};
+        out.push_back({"Queue", std::string(kVolcano) + "/queues", name, std::move(body)});
+    }
+}
+
+bool numbers_equal(const nlohmann::json& a, const nlohmann::json& b) {
+    long x = parse_quantity(a), y = parse_quantity(b);
+    return x >= 0 && x == y;
+}
+
+}  // namespace
+
+std::vector<std::string> managed_collections(Backend backend) {
+    if (backend == Backend::volcano) return {std::string(kVolcano) + "/queues"};
+    std::string base = kKueue;
+    return {base + "/localqueues", base + "/clusterqueues", base + "/resourceflavors", base + "/workloadpriorityclasses"};
+}
+
+std::string group_queue_name(const QuotaGroup& group) { return "fairway-" + group.name; }
+
+std::vector<DesiredObject> desired_objects(const BridgeConfig& config, const std::vector<PartitionInfo>& partitions,
+                                           const std::map<std::string, long>& kube_limits) {
+    std::vector<PartitionInfo> gpu_partitions;
+    std::copy_if(partitions.begin(), partitions.end(), std::back_inserter(gpu_partitions),
+                 [](const PartitionInfo& p) { return p.gpus > 0; });
+    std::sort(gpu_partitions.begin(), gpu_partitions.end(), [](auto& a, auto& b) { return a.name < b.name; });
+    std::vector<DesiredObject> out;
+    if (config.kubernetes.backend == Backend::kueue) add_kueue_objects(config, gpu_partitions, kube_limits, out);
+    else add_volcano_objects(config, kube_limits, out);
+    return out;
+}
+
+std::vector<long> split_over_flavors(long total, const std::vector<long>& capacity) {
+    std::vector<long> out(capacity.size(), 0);
+    long sum = std::accumulate(capacity.begin(), capacity.end(), 0L);
+    if (capacity.empty() || total <= 0) return out;
+    if (sum <= 0) { out[0] = total; return out; }
+    std::vector<std::pair<long, std::size_t>> remainders;  // (remainder, index): largest first
+    long given = 0;
+    for (std::size_t i = 0; i < capacity.size(); ++i) {
+        long long share = static_cast<long long>(total) * capacity[i];
+        out[i] = static_cast<long>(share / sum);
+        given += out[i];
+        remainders.push_back({static_cast<long>(share % sum), i});
+    }
+    std::stable_sort(remainders.begin(), remainders.end(), [](auto& a, auto& b) { return a.first > b.first; });
+    for (std::size_t k = 0; given < total; ++k, ++given) ++out[remainders[k % remainders.size()].second];
+    return out;
+}
+
+long parse_quantity(const nlohmann::json& quantity) {
+    if (quantity.is_number_integer()) return quantity.get<long>();
+    if (quantity.is_number()) return static_cast<long>(std::floor(quantity.get<double>()));
+    if (!quantity.is_string()) return -1;
+    const std::string text = quantity.get<std::string>();
+    std::size_t used = 0;
+    double value = 0;
+    try { value = std::stod(text, &used); } catch (const std::exception&) { return -1; }
+    const std::string suffix = text.substr(used);
+    static const std::map<std::string, double> scale = {{"", 1},      {"m", 1e-3},        {"k", 1e3},
+                                                        {"M", 1e6},   {"G", 1e9},         {"Ki", 1024.0},
+                                                        {"Mi", 1048576.0}, {"Gi", 1073741824.0}};
+    auto factor = scale.find(suffix);
+    if (factor == scale.end() || value < 0) return -1;
+    return static_cast<long>(std::floor(value * factor->second + 1e-9));
+}
+
+bool covers(const nlohmann::json& observed, const nlohmann::json& desired) {
+    if (desired.is_object()) {
+        if (!observed.is_object()) return false;
+        for (const auto& [key, value] : desired.items())
+            if (!observed.contains(key) || !covers(observed.at(key), value)) return false;
+        return true;
+    }
+    if (desired.is_array()) {
+        if (!observed.is_array() || observed.size() != desired.size()) return false;
+        for (std::size_t i = 0; i < desired.size(); ++i)
+            if (!covers(observed[i], desired[i])) return false;
+        return true;
+    }
+    if (desired.is_number() || observed.is_number()) return numbers_equal(observed, desired) || observed == desired;
+    return observed == desired;
+}
+
+QueueReading read_queue(const nlohmann::json& queue, Backend backend, const std::string& gpu_resource) {
+    QueueReading r;
+    const auto spec = queue.value("spec", nlohmann::json::object());
+    const auto status = queue.value("status", nlohmann::json::object());
+    auto gpus_in = [&](const nlohmann::json& resources) {
+        long total = 0;
+        for (const auto& res : resources)
+            if (res.value("name", "") == gpu_resource) total += std::max(0L, parse_quantity(res.value("total", res.value("nominalQuota", nlohmann::json(0)))));
+        return total;
+    };
+    if (backend == Backend::volcano) {
+        auto quantity_of = [&](const nlohmann::json& map) { return map.contains(gpu_resource) ? std::max(0L, parse_quantity(map[gpu_resource])) : 0L; };
+        r.limit = quantity_of(spec.value("capability", nlohmann::json::object()));
+        r.used = quantity_of(status.value("allocated", nlohmann::json::object()));
+        r.pending = status.value("pending", 0L);
+        return r;
+    }
+    for (const auto& group : spec.value("resourceGroups", nlohmann::json::array()))
+        for (const auto& flavor : group.value("flavors", nlohmann::json::array())) r.limit += gpus_in(flavor.value("resources", nlohmann::json::array()));
+    for (const auto& flavor : status.value("flavorsUsage", nlohmann::json::array()))
+        r.used += gpus_in(flavor.value("resources", nlohmann::json::array()));
+    r.pending = status.value("pendingWorkloads", 0L);
+    return r;
+}
+
+}  // namespace fairway::quota

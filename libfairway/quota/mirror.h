@@ -1,0 +1,62 @@
+// What fairway-bridge wants to exist in Kubernetes, computed from the configuration, the Slurm
+// partitions and the Kubernetes limits chosen by QuotaSplit; and how to read the limits, use and
+// demand back out of Kueue/Volcano objects. Pure: JSON in, JSON out, no HTTP.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "quota/bridge_config.h"
+
+namespace fairway::quota {
+
+inline constexpr const char* kManagedByLabel = "app.kubernetes.io/managed-by";
+inline constexpr const char* kManagedByValue = "fairway-bridge";
+
+struct PartitionInfo {
+    std::string name;
+    long gpus = 0;          // GPUs in the partition's nodes
+    int priority_tier = 0;  // Slurm PriorityTier
+};
+
+struct DesiredObject {
+    std::string kind;        // ResourceFlavor, ClusterQueue, LocalQueue, WorkloadPriorityClass, Queue
+    std::string collection;  // API path of the collection, e.g. /apis/kueue.x-k8s.io/v1beta1/clusterqueues
+    std::string name;
+    nlohmann::json body;     // the apply configuration (only the fields we own)
+    std::string path() const { return collection + "/" + name; }
+};
+
+// The collections the bridge manages, cluster-wide list paths (LocalQueues across namespaces).
+std::vector<std::string> managed_collections(Backend backend);
+
+// Name of the group's queue (ClusterQueue or Volcano Queue).
+std::string group_queue_name(const QuotaGroup& group);
+
+// Every object that should exist; `kube_limits` maps group name to its Kubernetes GPU limit.
+std::vector<DesiredObject> desired_objects(const BridgeConfig& config, const std::vector<PartitionInfo>& partitions,
+                                           const std::map<std::string, long>& kube_limits);
+
+// Splits `total` over the flavors in proportion to their capacity (largest remainder): the
+// nominal quotas add up to exactly `total`, the group's Kubernetes limit.
+std::vector<long> split_over_flavors(long total, const std::vector<long>& capacity);
+
+// True when every field of `desired` is present with an equal value in `observed` (quantities
+// compared by value): then applying would change nothing, and steady state writes nothing.
+bool covers(const nlohmann::json& observed, const nlohmann::json& desired);
+
+// Kubernetes quantity ("4", 4, "2k", "500m") as a whole number, rounded down; -1 when malformed.
+long parse_quantity(const nlohmann::json& quantity);
+
+// Readings from a group's queue object (ClusterQueue or Volcano Queue), in GPUs.
+struct QueueReading {
+    long limit = 0;    // sum of nominalQuota (Kueue) or capability (Volcano)
+    long used = 0;     // status.flavorsUsage total (Kueue) or status.allocated (Volcano)
+    long pending = 0;  // pending workloads (Kueue) or pending PodGroups (Volcano): demand weight
+};
+QueueReading read_queue(const nlohmann::json& queue, Backend backend, const std::string& gpu_resource);
+
+}  // namespace fairway::quota

@@ -1,0 +1,92 @@
+#include "quota/mirror.h"
+
+#include <gtest/gtest.h>
+
+using namespace fairway::quota;
+using nlohmann::json;
+
+namespace {
+
+BridgeConfig two_groups(Backend backend) {
+    BridgeConfig config;
+    config.kubernetes.backend = backend;
+    config.groups = {{"physics", {"physics"}, {"phys-a", "phys-b"}, 8}, {"biology", {"biology"}, {"bio"}, 4}};
+    return config;
+}
+
+const DesiredObject* find(const std::vector<DesiredObject>& objects, const std::string& kind, const std::string& name) {
+    for (const auto& o : objects)
+        if (o.kind == kind && o.name == name) return &o;
+    return nullptr;
+}
+
+TEST(Mirror, KueueObjectsForGpuPartitionsAndGroups) {
+    auto objects = desired_objects(two_groups(Backend::kueue), {{"gpu", 12, 1}, {"debug", 4, 2}, {"cpu", 0, 1}},
+                                   {{"physics", 6}});
+    EXPECT_TRUE(find(objects, "ResourceFlavor", "slurm-gpu"));
+    EXPECT_TRUE(find(objects, "ResourceFlavor", "slurm-debug"));
+    EXPECT_FALSE(find(objects, "ResourceFlavor", "slurm-cpu")) << "partitions without GPUs are not mirrored";
+    EXPECT_TRUE(find(objects, "WorkloadPriorityClass", "slurm-tier-2"));
+    const auto* cq = find(objects, "ClusterQueue", "fairway-physics");
+    ASSERT_TRUE(cq);
+    EXPECT_EQ(cq->body["metadata"]["labels"][kManagedByLabel], kManagedByValue);
+    EXPECT_EQ(cq->body["spec"]["cohort"], "fairway");
+    EXPECT_EQ(read_queue(cq->body, Backend::kueue, "nvidia.com/gpu").limit, 6) << "nominal quotas add up to L_k";
+    EXPECT_EQ(read_queue(find(objects, "ClusterQueue", "fairway-biology")->body, Backend::kueue, "nvidia.com/gpu").limit, 0);
+    int local_queues = 0;
+    for (const auto& o : objects)
+        if (o.kind == "LocalQueue") {
+            ++local_queues;
+            EXPECT_NE(o.collection.find("/namespaces/"), std::string::npos);
+        }
+    EXPECT_EQ(local_queues, 3);
+    for (const auto& o : objects) EXPECT_EQ(o.body["metadata"]["labels"][kManagedByLabel], kManagedByValue) << o.name;
+}
+
+TEST(Mirror, VolcanoQueueCapabilityIsTheLimit) {
+    auto objects = desired_objects(two_groups(Backend::volcano), {{"gpu", 16, 1}}, {{"physics", 5}, {"biology", 3}});
+    ASSERT_EQ(objects.size(), 2u);
+    EXPECT_EQ(read_queue(find(objects, "Queue", "fairway-physics")->body, Backend::volcano, "nvidia.com/gpu").limit, 5);
+}
+
+struct SplitCase { long total; std::vector<long> capacity; std::vector<long> want; };
+class FlavorSplit : public ::testing::TestWithParam<SplitCase> {};
+TEST_P(FlavorSplit, AddsUpToTheLimit) { EXPECT_EQ(split_over_flavors(GetParam().total, GetParam().capacity), GetParam().want); }
+INSTANTIATE_TEST_SUITE_P(Table, FlavorSplit,
+                         ::testing::Values(SplitCase{4, {16, 16}, {2, 2}}, SplitCase{5, {16, 16}, {3, 2}},
+                                           SplitCase{7, {12, 4}, {5, 2}}, SplitCase{0, {8}, {0}},
+                                           SplitCase{3, {0, 0}, {3, 0}}, SplitCase{1, {1, 1, 1}, {1, 0, 0}}));
+
+TEST(Mirror, CoversComparesOnlyDesiredFieldsAndQuantitiesByValue) {
+    json observed = {{"metadata", {{"name", "a"}, {"resourceVersion", "7"}}}, {"spec", {{"q", "8"}, {"list", {1, 2}}}}};
+    EXPECT_TRUE(covers(observed, {{"spec", {{"q", 8}}}}));
+    EXPECT_FALSE(covers(observed, {{"spec", {{"q", 7}}}}));
+    EXPECT_FALSE(covers(observed, {{"spec", {{"list", {1}}}}}));
+    EXPECT_FALSE(covers(observed, {{"spec", {{"missing", 1}}}}));
+}
+
+TEST(Mirror, QuantitiesParse) {
+    EXPECT_EQ(parse_quantity(json(4)), 4);
+    EXPECT_EQ(parse_quantity(json("64")), 64);
+    EXPECT_EQ(parse_quantity(json("2k")), 2000);
+    EXPECT_EQ(parse_quantity(json("1500m")), 1);
+    EXPECT_EQ(parse_quantity(json("x")), -1);
+    EXPECT_EQ(parse_quantity(json("4Q")), -1);
+}
+
+TEST(Mirror, ReadsKueueAndVolcanoUsage) {
+    json cq = {{"spec", {{"resourceGroups", {{{"flavors", {{{"name", "f"}, {"resources", {{{"name", "nvidia.com/gpu"}, {"nominalQuota", 4}}}}}}}}}}}},
+               {"status", {{"pendingWorkloads", 2},
+                           {"flavorsUsage", {{{"name", "f"}, {"resources", {{{"name", "nvidia.com/gpu"}, {"total", "3"}}}}}}}}}};
+    auto r = read_queue(cq, Backend::kueue, "nvidia.com/gpu");
+    EXPECT_EQ(r.limit, 4);
+    EXPECT_EQ(r.used, 3);
+    EXPECT_EQ(r.pending, 2);
+    json q = {{"spec", {{"capability", {{"nvidia.com/gpu", 6}}}}}, {"status", {{"allocated", {{"nvidia.com/gpu", "5"}}}, {"pending", 1}}}};
+    r = read_queue(q, Backend::volcano, "nvidia.com/gpu");
+    EXPECT_EQ(r.limit, 6);
+    EXPECT_EQ(r.used, 5);
+    EXPECT_EQ(r.pending, 1);
+}
+
+}  // namespace
