@@ -12,6 +12,6 @@ spank_spank_fairway_la_LIBADD = libfairway/libfairway.la $(YAMLCPP_LIBS)
 # The version script limits the dynamic exports; the regex trims libtool's symbol table.
 spank_spank_fairway_la_LDFLAGS = $(PLUGIN_LINK_FLAGS) \
 	-export-symbols-regex '^(plugin_name|plugin_type|plugin_version|spank_plugin_version|slurm_spank_.*)$$' \
-	-Wl,--version-script=$(srcdir)/spank/spank_fairway.map
+	-Wl,--version-script=$(srcdir)/spank/spank_fairway.map -Wl,--gc-sections
 EXTRA_spank_spank_fairway_la_DEPENDENCIES = spank/spank_fairway.map
 EXTRA_DIST += spank/spank_fairway.map spank/README.md
