@@ -56,6 +56,27 @@ priority_factors_object_t* factors_of(job_record_t* job, part_record_t* partitio
     return factors;
 }
 
+// One entry for a single-partition job; one per wanted partition for a multi-partition job, whose
+// partition and TRES factors differ by partition.
+void append_factors(job_record_t* job, List wanted_partitions, JobPrioritizer& prioritizer, time_t now, List out)
+{
+    if (!job->part_ptr_list) {
+        if (job->part_ptr && partition_wanted(wanted_partitions, job->part_ptr))
+            list_append(out, factors_of(job, job->part_ptr));
+        return;
+    }
+    ListIterator parts = list_iterator_create(job->part_ptr_list);
+    while (auto* partition = static_cast<part_record_t*>(list_next(parts))) {
+        if (!partition_wanted(wanted_partitions, partition))
+            continue;
+        priority_factors_object_t* factors = factors_of(job, partition);
+        AssocMgrLock assoc({.assoc = READ_LOCK, .qos = READ_LOCK});
+        prioritizer.factors_in_partition(job, partition, now, factors);
+        list_append(out, factors);
+    }
+    list_iterator_destroy(parts);
+}
+
 }  // namespace
 
 bool Adapter::may_see_job(const job_record_t* job, uid_t uid) const
@@ -79,28 +100,17 @@ List Adapter::priority_factors(priority_factors_request_msg_t* request, uid_t ui
     List out = list_create(slurm_destroy_priority_factors_object);
     ListIterator it = list_iterator_create(*symbols_.job_list);
     while (auto* job = static_cast<job_record_t*>(list_next(it))) {
-        const time_t eligible = settings->accrue_always ? job->details->submit_time : job->details->begin_time;
         if ((!IS_JOB_PENDING(job) && !settings->calculate_running) || IS_JOB_REVOKED(job) || !job->details ||
-            !eligible || eligible > now || job->priority == 0 || !job->prio_factors)
+            job->priority == 0 || !job->prio_factors)
+            continue;
+        // Not yet eligible (e.g. --begin in the future): sprio does not list it.
+        const time_t eligible = settings->accrue_always ? job->details->submit_time : job->details->begin_time;
+        if (!eligible || eligible > now)
             continue;
         if (!list_holds(request->job_id_list, job->job_id) || !list_holds(request->uid_list, job->user_id) ||
             !may_see_job(job, uid))
             continue;
-        if (!job->part_ptr_list) {
-            if (job->part_ptr && partition_wanted(wanted_partitions, job->part_ptr))
-                list_append(out, factors_of(job, job->part_ptr));
-            continue;
-        }
-        ListIterator parts = list_iterator_create(job->part_ptr_list);
-        while (auto* partition = static_cast<part_record_t*>(list_next(parts))) {
-            if (!partition_wanted(wanted_partitions, partition))
-                continue;
-            priority_factors_object_t* factors = factors_of(job, partition);
-            AssocMgrLock assoc({.assoc = READ_LOCK, .qos = READ_LOCK});
-            prioritizer.factors_in_partition(job, partition, now, factors);
-            list_append(out, factors);
-        }
-        list_iterator_destroy(parts);
+        append_factors(job, wanted_partitions, prioritizer, now, out);
     }
     list_iterator_destroy(it);
     FREE_NULL_LIST(wanted_partitions);
