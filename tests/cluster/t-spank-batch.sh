@@ -57,4 +57,10 @@ out=$(cd "$work" && runuser -u alice -- env SLURM_CONF="$SLURM_CONF" timeout 60 
     bash -c 'echo "RANK=$RANK LAYER=$TSPANK_LAYER"' | sort) || fail "srun --preset=./srun.yaml failed: $out"
 note "$out"
 expect_eq "$(echo $out)" "RANK=0 LAYER=srun-file RANK=1 LAYER=srun-file" "srun's user preset in its tasks"
+
+# salloc exports the carried file to its command, so an srun there gets it too.
+out=$(cd "$work" && runuser -u alice -- env SLURM_CONF="$SLURM_CONF" timeout 60 salloc -N1 --preset=./srun.yaml \
+    srun -n1 bash -c 'echo "RANK=$RANK LAYER=$TSPANK_LAYER"' 2>/dev/null) || fail "salloc --preset=./srun.yaml failed: $out"
+note "$out"
+expect_match "$out" '^RANK=0 LAYER=srun-file$' "salloc's user preset in the step's tasks"
 exit 0

@@ -57,6 +57,12 @@ out=$(refused sbatch -J "$name" --preset="$dir/big.yaml" --wrap true)
 note "$(printf '%s\n' "$out" | head -n 1)"
 expect_match "$out" "big.yaml" "an oversized user preset is refused naming the file"
 
+printf 'env: {LD_PRELOAD: /tmp/evil.so}\n' >"$dir/preload.yaml"
+chmod 0644 "$dir/preload.yaml"
+out=$(refused srun -J "$name" -N1 --preset="$dir/preload.yaml" true)
+expect_match "$out" "preload.yaml:1: key 'env.LD_PRELOAD'" \
+    "a user preset setting LD_PRELOAD is refused naming file, line and name"
+
 out=$(refused srun -J "$name" -N1 --gpu-bind-policy=nearest true)
 expect_match "$out" "--gpu-bind-policy=nearest: .*accepted: none, per-rank:N, round-robin, closest, ordered" \
     "a bad --gpu-bind-policy lists the accepted policies"
