@@ -32,20 +32,20 @@ int remember_option(int id, const char* value, int /*remote*/) noexcept {
     }
 }
 
-spank_option preset_option{
-    const_cast<char*>("preset"), const_cast<char*>("NAME[,NAME...]"),
-    const_cast<char*>("fairway: apply the named presets (or ./file.yaml), left to right"),
-    1, kPresetOption, remember_option};
-
-spank_option gpu_policy_option{
-    const_cast<char*>("gpu-bind-policy"), const_cast<char*>("POLICY"),
-    const_cast<char*>("fairway: per-rank GPU binding: none, per-rank:N, round-robin, closest, ordered"),
-    1, kGpuPolicyOption, remember_option};
-
+// Slurm keeps pointers to the option descriptions, hence static storage (kept local to this
+// function so the context struct stays the plugin's only file-scope state).
 int register_options(spank_t sp) {
-    for (spank_option* option : {&preset_option, &gpu_policy_option}) {
-        if (spank_option_register(sp, option) != ESPANK_SUCCESS) {
-            slurm_error("fairway: cannot register --%s", option->name);
+    static spank_option options[] = {
+        {const_cast<char*>("preset"), const_cast<char*>("NAME[,NAME...]"),
+         const_cast<char*>("fairway: apply the named presets (or ./file.yaml), left to right"), 1, kPresetOption,
+         remember_option},
+        {const_cast<char*>("gpu-bind-policy"), const_cast<char*>("POLICY"),
+         const_cast<char*>("fairway: per-rank GPU binding: none, per-rank:N, round-robin, closest, ordered"), 1,
+         kGpuPolicyOption, remember_option},
+    };
+    for (spank_option& option : options) {
+        if (spank_option_register(sp, &option) != ESPANK_SUCCESS) {
+            slurm_error("fairway: cannot register --%s", option.name);
             return kSpankFailure;
         }
     }
