@@ -23,4 +23,4 @@ tests_unit_fairway_unit_SOURCES += tests/unit/report/iso8601_test.cpp tests/unit
 tests_unit_fairway_unit_CPPFLAGS += -I$(top_srcdir)/tools
 # The report library needs the core, so the core is named again after it.
 tests_unit_fairway_unit_LDADD += tools/libfairway-report.la libfairway/libfairway.la
-EXTRA_DIST += tools/README.md
+EXTRA_DIST += tools/README.md tools/examples/demo-input.json tools/examples/demo.svg

@@ -327,7 +327,8 @@ void print_job_factors(std::ostream& out, std::uint32_t job_id) {
     for_each_record<priority_factors_object_t>(factors->priority_factors_list, [&](priority_factors_object_t* f) {
         out << "  partition " << (f->partition ? f->partition : "-") << ": age " << f->priority_age << ", assoc "
             << f->priority_assoc << ", fairshare " << f->priority_fs << ", jobsize " << f->priority_js
-            << ", partition " << f->priority_part << ", qos " << f->priority_qos << ", site " << f->priority_site
+            << ", partition " << f->priority_part << ", qos " << f->priority_qos
+            << ", site " << static_cast<std::int64_t>(f->priority_site) - NICE_OFFSET
             << ", nice " << static_cast<std::int64_t>(f->nice) - NICE_OFFSET;
         for (std::uint32_t i = 0; i < f->tres_cnt && f->priority_tres; ++i)
             if (f->priority_tres[i] != 0)
