@@ -90,8 +90,9 @@ std::vector<int> task_cpus() {
 bool bind_gpus(spank_t sp, const StepPlan& plan) {
     int local_rank = 0;
     if (spank_get_item(sp, S_TASK_ID, &local_rank) != ESPANK_SUCCESS) return false;
+    bool closest = plan.settings.gpu_policy.policy == binding::PolicyKind::closest;
     binding::RankPlacement rank{local_rank, static_cast<int>(u32_item(sp, S_JOB_LOCAL_TASK_COUNT).value_or(1)),
-                                task_cpus()};
+                                closest ? task_cpus() : std::vector<int>{}};
     auto chosen = binding::select_gpus(plan.settings.gpu_policy, plan.gpus, rank, plan.numa);
     if (!chosen) return true;
     auto devices = binding::visible_devices(*chosen);
