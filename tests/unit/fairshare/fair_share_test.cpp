@@ -7,6 +7,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <string>
 
 #include "common/error.h"
@@ -297,6 +298,78 @@ TEST(AssociationTree, SshareOrderPutsUsersFirstThenAccountsByName) {
     std::vector<AssocId> ids;
     for (std::size_t i : tree.sshare_order()) ids.push_back(tree.node(i).id);
     EXPECT_EQ(ids, (std::vector<AssocId>{1, 4, 3, 6, 5, 2}));
+}
+
+}  // namespace
+}  // namespace fairway::fairshare
+
+namespace fairway::fairshare {
+namespace {
+
+// Random trees (accounts nested up to 4 deep, some Fairshare=parent, some zero shares/usage).
+AssociationTree random_tree(std::mt19937& random) {
+    std::vector<AssociationNode> nodes{{1, kNoParent, "root", "", Shares::of(1), 0}};
+    std::vector<AssocId> accounts{1};
+    AssocId next = 2;
+    const int account_count = 1 + int(random() % 8);
+    for (int a = 0; a < account_count; ++a) {
+        const AssocId parent = accounts[random() % accounts.size()];
+        const Shares shares = random() % 6 == 0 ? Shares::parent() : Shares::of(std::uint32_t(random() % 50));
+        nodes.push_back({next, parent, "a" + std::to_string(next), "", shares, 0});
+        accounts.push_back(next++);
+    }
+    const int user_count = 1 + int(random() % 20);
+    for (int u = 0; u < user_count; ++u) {
+        const AssocId parent = accounts[random() % accounts.size()];
+        const Shares shares = random() % 8 == 0 ? Shares::parent() : Shares::of(std::uint32_t(random() % 10));
+        nodes.push_back({next, parent, nodes[parent - 1].account, "u" + std::to_string(next), shares,
+                         random() % 3 == 0 ? 0.0 : double(random() % 100000)});
+        ++next;
+    }
+    return AssociationTree(nodes);
+}
+
+TEST(FairShareProperty, RandomTreesKeepTheInvariants) {
+    std::mt19937 random(2205);
+    for (int trial = 0; trial < 500; ++trial) {
+        const AssociationTree tree = random_tree(random);
+        const FairShareResult fair_tree = compute_fair_share(tree, {FairShareAlgorithm::kFairTree, 1});
+        const FairShareResult classic = compute_fair_share(tree, {FairShareAlgorithm::kClassic, 1});
+        double best_user = 0;
+        for (std::size_t i = 0; i < tree.size(); ++i) {
+            const AssociationNode& node = tree.node(i);
+            const ShareFigures& ft = fair_tree.figures()[i];
+            const ShareFigures& cl = classic.figures()[i];
+            EXPECT_GE(ft.norm_shares, 0);
+            EXPECT_LE(ft.norm_shares, 1);
+            EXPECT_GE(cl.norm_shares, 0);
+            EXPECT_LE(cl.norm_shares, 1);
+            ASSERT_TRUE(cl.fair_share.has_value());
+            EXPECT_GE(*cl.fair_share, 0);
+            EXPECT_LE(*cl.fair_share, 1);
+            EXPECT_EQ(ft.fair_share.has_value(), node.is_user());
+            if (!node.is_user()) continue;
+            EXPECT_GT(*ft.fair_share, 0);
+            EXPECT_LE(*ft.fair_share, 1);
+            best_user = std::max(best_user, *ft.fair_share);
+            EXPECT_GE(classic.job_factor(node.id), 0);
+        }
+        EXPECT_EQ(best_user, 1.0) << "the best-ranked user always has 1.0";
+    }
+}
+
+TEST(FairShare, TreeWithLedgerUsageEqualsTreeWithTheSameNumbers) {
+    AssociationTree tree = tree_of(kTest24_4);
+    WindowedUsageLedger ledger(LedgerConfig{kInfiniteWindow, Seconds{0}, Seconds{0}});
+    for (const AssociationNode& node : tree.nodes())
+        if (node.own_usage > 0) ledger.charge(node.id, node.own_usage, TimePoint{Seconds{1000}});
+    const AssociationTree from_ledger = tree.with_usage(ledger, TimePoint{Seconds{5000}});
+    const FairShareResult direct = compute_fair_share(tree, {});
+    const FairShareResult via_ledger = compute_fair_share(from_ledger, {});
+    for (std::size_t i = 0; i < tree.size(); ++i) {
+        EXPECT_EQ(direct.figures()[i].raw_usage, via_ledger.figures()[i].raw_usage);
+        EXPECT_EQ(direct.figures()[i].fair_share, via_ledger.figures()[i].fair_share);
+    }
 }
 
 }  // namespace

@@ -65,7 +65,9 @@ TEST(LedgerState, RoundTripKeepsEveryValue) {
         // Loading recomputes windowed running sums from the buckets (drops drift): stable after one trip.
         const std::string again = copy.serialize();
         EXPECT_EQ(WindowedUsageLedger::deserialize(again).serialize(), again);
-        if (window == kInfiniteWindow) EXPECT_EQ(again, bytes);
+        if (window == kInfiniteWindow) {
+            EXPECT_EQ(again, bytes);
+        }
     }
 }
 
