@@ -1,10 +1,18 @@
 #include "daemon.h"
 
+#include <csignal>
+#include <ctime>
 #include <iostream>
 #include <thread>
 
+extern "C" {
+#include <slurm/slurm.h>
+}
+
+#include "common/error.h"
 #include "k8s/kube_api.h"
 #include "log.h"
+#include "reconciler.h"
 
 namespace fairway::bridge {
 namespace {
@@ -48,9 +56,81 @@ int list_queues(const quota::BridgeConfig& config) {
     return 0;
 }
 
+namespace {
+
+quota::Instant monotonic_now() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void log_cycle(const CycleReport& report, std::chrono::milliseconds took) {
+    for (const auto& [name, g] : report.groups) {
+        std::string slurm = g.reading[0] ? std::to_string(g.reading[0]->limit) + "/" + std::to_string(g.reading[0]->used) : "unread";
+        std::string kube = g.reading[1] ? std::to_string(g.reading[1]->limit) + "/" + std::to_string(g.reading[1]->used) : "unread";
+        log_event(LogLevel::debug, "group", {{"group", name}, {"quota", std::to_string(g.quota)}, {"slurm_limit_used", slurm},
+                                             {"kube_limit_used", kube}, {"hold", quota::hold_name(g.decision.hold)}});
+    }
+    log_event(LogLevel::info, "cycle", {{"writes", std::to_string(report.writes)}, {"failed_writes", std::to_string(report.failed_writes)},
+                                        {"slurm_ok", report.slurm_ok ? "true" : "false"}, {"kube_ok", report.kube_ok ? "true" : "false"},
+                                        {"ms", std::to_string(took.count())}});
+}
+
+bool still_starting(const CycleReport& report) {
+    for (const auto& [name, g] : report.groups)
+        if (g.decision.hold == quota::Hold::starting) return true;
+    return false;
+}
+
+// Waits up to `limit` for SIGTERM/SIGINT/SIGHUP (blocked, so no handler and no global state).
+int wait_for_signal(const sigset_t& signals, std::chrono::seconds limit) {
+    timespec timeout{static_cast<time_t>(limit.count()), 0};
+    int signal = sigtimedwait(&signals, nullptr, &timeout);
+    return signal < 0 ? 0 : signal;
+}
+
+void reload(const DaemonOptions& options, quota::BridgeConfig& config, Reconciler& reconciler) {
+    try {
+        auto fresh = quota::load_bridge_config(options.config_path);
+        if (fresh.kubernetes.kubeconfig != config.kubernetes.kubeconfig)
+            log_event(LogLevel::warn, "kubeconfig changes take effect at restart");
+        config = fresh;
+        reconciler.reconfigure(std::move(fresh), monotonic_now());
+        log_event(LogLevel::info, "configuration reloaded", {{"groups", std::to_string(config.groups.size())}});
+    } catch (const InputError& e) {
+        log_event(LogLevel::error, "configuration rejected; keeping the previous one", {{"error", e.what()}});
+    }
+}
+
+}  // namespace
+
 int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
-    (void)options;
-    return list_queues(config);
+    sigset_t signals;
+    sigemptyset(&signals);
+    for (int s : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals, s);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    slurm_init(nullptr);
+    auto http = connect_kubernetes(config);
+    KubeApi api(*http, RetryPolicy{}, sleep_for);
+    SlurmClient slurm(config.slurm);
+    Reconciler reconciler(config, api, slurm, options.dry_run, monotonic_now());
+    log_event(LogLevel::info, "started", {{"server", http->server()}, {"groups", std::to_string(config.groups.size())},
+                                          {"dry_run", options.dry_run ? "true" : "false"}});
+    for (;;) {
+        auto began = std::chrono::steady_clock::now();
+        CycleReport report = reconciler.cycle(monotonic_now());
+        log_cycle(report, std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began));
+        std::chrono::seconds pause(config.reconcile.period_seconds);
+        if (options.once) {
+            // A fresh process writes no limit before a predecessor's writes have timed out.
+            if (!still_starting(report) || options.dry_run) return report.slurm_ok && report.kube_ok && !report.failed_writes ? 0 : 1;
+            pause = std::chrono::seconds(config.reconcile.write_timeout_seconds);
+        }
+        int signal = wait_for_signal(signals, pause);
+        if (signal == SIGHUP) reload(options, config, reconciler);
+        if (signal == SIGTERM || signal == SIGINT) {
+            log_event(LogLevel::info, "stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+            return 0;
+        }
+    }
 }
 
 }  // namespace fairway::bridge

@@ -129,11 +129,14 @@ void read_partitions(const Reader& r, const YAML::Node& node, std::map<std::stri
 QuotaGroup read_group(const Reader& r, const YAML::Node& node, const std::string& key) {
     r.expect_map(node, key, {"name", "accounts", "namespaces", "gpus"});
     QuotaGroup group;
-    for (const char* required : {"name", "gpus"})
+    for (const char* required : {"name", "gpus", "accounts"})
         if (!node[required]) r.fail(node, key + "." + required, "missing");
     group.name = r.text(node["name"], key + ".name");
     group.gpus = r.integer(node["gpus"], key + ".gpus", 0, 1000000);
-    if (node["accounts"]) group.accounts = r.names(node["accounts"], key + ".accounts");
+    group.accounts = r.names(node["accounts"], key + ".accounts");
+    // GrpTRES on one association bounds it and its sub-accounts; two sibling limits could add up past L_s.
+    if (group.accounts.size() != 1)
+        r.fail(node["accounts"], key + ".accounts", "exactly one Slurm account per group (group sub-accounts under a parent account)");
     if (node["namespaces"]) group.namespaces = r.names(node["namespaces"], key + ".namespaces");
     return group;
 }

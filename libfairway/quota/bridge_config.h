@@ -37,7 +37,7 @@ struct PartitionMapping {
 
 struct QuotaGroup {
     std::string name;
-    std::vector<std::string> accounts;    // Slurm accounts sharing the quota
+    std::vector<std::string> accounts;    // exactly one Slurm account (its sub-accounts share its limit)
     std::vector<std::string> namespaces;  // Kubernetes namespaces sharing the quota
     long gpus = 0;                         // Q: GPUs both clusters together may use
 };

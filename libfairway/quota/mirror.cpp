@@ -202,3 +202,18 @@ QueueReading read_queue(const nlohmann::json& queue, Backend backend, const std:
 }
 
 }  // namespace fairway::quota
+
+namespace fairway::quota {
+long tres_count(const std::string& tres, const std::string& name) {
+    std::size_t start = 0;
+    while (start < tres.size()) {
+        std::size_t end = tres.find(',', start);
+        if (end == std::string::npos) end = tres.size();
+        std::string item = tres.substr(start, end - start);
+        if (item.size() > name.size() && item.compare(0, name.size(), name) == 0 && item[name.size()] == '=')
+            return std::max(0L, parse_quantity(nlohmann::json(item.substr(name.size() + 1))));
+        start = end + 1;
+    }
+    return 0;
+}
+}  // namespace fairway::quota

@@ -60,3 +60,8 @@ struct QueueReading {
 QueueReading read_queue(const nlohmann::json& queue, Backend backend, const std::string& gpu_resource);
 
 }  // namespace fairway::quota
+
+namespace fairway::quota {
+// The count of TRES `name` in Slurm's "cpu=4,mem=1G,gres/gpu=2,gres/gpu:a100=2" form; 0 if absent.
+long tres_count(const std::string& tres, const std::string& name);
+}  // namespace fairway::quota

@@ -38,15 +38,15 @@ metrics: {listen: "0.0.0.0:9000"}
 partitions:
   gpu: {node_labels: {pool: a100}}
 groups:
-  - {name: a, gpus: 4}
-  - {name: b, gpus: 0, accounts: [x, y]}
+  - {name: a, gpus: 4, accounts: [x]}
+  - {name: b, gpus: 0, accounts: [y]}
 )",
                                       "f.yaml");
     EXPECT_EQ(config.kubernetes.backend, Backend::volcano);
     EXPECT_EQ(config.kubernetes.kubeconfig, "/etc/k.conf");
     EXPECT_EQ(config.reconcile.write_timeout_seconds, 4);
     EXPECT_EQ(config.partitions.at("gpu").node_labels.at("pool"), "a100");
-    EXPECT_EQ(config.groups[1].accounts.size(), 2u);
+    EXPECT_EQ(config.groups[1].accounts, std::vector<std::string>{"y"});
 }
 
 struct BadConfig {
@@ -74,10 +74,12 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadConfig{"kubernetes:\n  backend: slurm\ngroups: []\n", 2, "kubernetes.backend"},
         BadConfig{"kubernetes:\n  kubeconfg: /x\ngroups: []\n", 2, "kubernetes.kubeconfg"},
-        BadConfig{"groups:\n  - name: a\n    gpus: many\n", 3, "groups[0].gpus"},
-        BadConfig{"groups:\n  - name: a\n    gpus: -1\n", 3, "groups[0].gpus"},
-        BadConfig{"groups:\n  - name: a\n", 2, "groups[0].gpus"},
-        BadConfig{"groups:\n  - {name: a, gpus: 1}\n  - {name: a, gpus: 2}\n", 3, "groups[1].name"},
+        BadConfig{"groups:\n  - name: a\n    accounts: [p]\n    gpus: many\n", 4, "groups[0].gpus"},
+        BadConfig{"groups:\n  - name: a\n    accounts: [p]\n    gpus: -1\n", 4, "groups[0].gpus"},
+        BadConfig{"groups:\n  - name: a\n    accounts: [p]\n", 2, "groups[0].gpus"},
+        BadConfig{"groups:\n  - {name: a, gpus: 1}\n", 2, "groups[0].accounts"},
+        BadConfig{"groups:\n  - {name: a, gpus: 1, accounts: [p, q]}\n", 2, "groups[0].accounts"},
+        BadConfig{"groups:\n  - {name: a, gpus: 1, accounts: [p]}\n  - {name: a, gpus: 2, accounts: [q]}\n", 3, "groups[1].name"},
         BadConfig{"groups:\n  - {name: a, gpus: 1, accounts: [p]}\n  - {name: b, gpus: 2, accounts: [p]}\n", 3,
                   "groups[1].accounts"},
         BadConfig{"reconcile:\n  period_seconds: 0\ngroups: []\n", 2, "reconcile.period_seconds"},

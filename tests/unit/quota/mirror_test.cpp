@@ -90,3 +90,12 @@ TEST(Mirror, ReadsKueueAndVolcanoUsage) {
 }
 
 }  // namespace
+
+namespace {
+TEST(Mirror, TresCountFindsTheExactName) {
+    EXPECT_EQ(tres_count("cpu=4,mem=1G,gres/gpu=2,gres/gpu:a100=2", "gres/gpu"), 2);
+    EXPECT_EQ(tres_count("gres/gpu:a100=2", "gres/gpu"), 0);
+    EXPECT_EQ(tres_count("", "gres/gpu"), 0);
+    EXPECT_EQ(tres_count("cpu=64,gres/gpu=16", "gres/gpu"), 16);
+}
+}  // namespace

@@ -1,0 +1,157 @@
+#include "slurm/slurm_client.h"
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+
+extern "C" {
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+#include <slurm/slurmdb.h>
+}
+
+namespace fairway::bridge {
+namespace {
+
+std::string last_slurm_error() { return slurm_strerror(slurm_get_errno()); }
+
+// A libslurm List of borrowed C strings; the strings must outlive it.
+struct StringList {
+    List list = slurm_list_create(nullptr);
+    explicit StringList(const std::vector<std::string>& items) {
+        for (const auto& item : items) slurm_list_append(list, const_cast<char*>(item.c_str()));
+    }
+    ~StringList() { slurm_list_destroy(list); }
+    StringList(const StringList&) = delete;
+    StringList& operator=(const StringList&) = delete;
+};
+
+template <typename T>
+void for_each_in(List list, const std::function<void(T*)>& visit) {
+    if (!list) return;
+    ListIterator it = slurm_list_iterator_create(list);
+    while (void* item = slurm_list_next(it)) visit(static_cast<T*>(item));
+    slurm_list_iterator_destroy(it);
+}
+
+struct DbConnection {
+    void* handle = slurmdb_connection_get(nullptr);
+    ~DbConnection() { if (handle) slurmdb_connection_close(&handle); }
+    DbConnection() = default;
+    DbConnection(const DbConnection&) = delete;
+    DbConnection& operator=(const DbConnection&) = delete;
+};
+
+// slurmdbd wants TRES limits by id ("1001=4"), not by name.
+long gpu_tres_id(void* db, const std::string& gres) {
+    slurmdb_tres_cond_t cond;
+    slurmdb_init_tres_cond(&cond, 0);
+    StringList types({"gres"}), names({gres});
+    cond.type_list = types.list;
+    cond.name_list = names.list;
+    List tres = slurmdb_tres_get(db, &cond);
+    long id = -1;
+    for_each_in<slurmdb_tres_rec_t>(tres, [&](slurmdb_tres_rec_t* rec) {
+        if (rec->type && rec->name && gres == rec->name) id = rec->id;
+    });
+    if (tres) slurm_list_destroy(tres);
+    return id;
+}
+
+}  // namespace
+
+SlurmClient::SlurmClient(quota::SlurmSettings settings)
+    : settings_(std::move(settings)), tres_name_("gres/" + settings_.gres) {}
+
+std::string SlurmClient::cluster_name() {
+    if (!settings_.cluster.empty()) return settings_.cluster;
+    slurm_conf_t* conf = nullptr;
+    if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS || !conf) return {};
+    std::string name = conf->cluster_name ? conf->cluster_name : "";
+    slurm_free_ctl_conf(conf);
+    return name;
+}
+
+std::string SlurmClient::read_partitions(SlurmSnapshot& out) {
+    partition_info_msg_t* msg = nullptr;
+    if (slurm_load_partitions(0, &msg, SHOW_ALL) != SLURM_SUCCESS) return "cannot load partitions: " + last_slurm_error();
+    std::unique_ptr<partition_info_msg_t, void (*)(partition_info_msg_t*)> guard(msg, slurm_free_partition_info_msg);
+    for (uint32_t i = 0; i < msg->record_count; ++i) {
+        const partition_info_t& p = msg->partition_array[i];
+        if (!p.name) continue;
+        out.partitions.push_back({p.name, quota::tres_count(p.tres_fmt_str ? p.tres_fmt_str : "", tres_name_),
+                                  static_cast<int>(p.priority_tier)});
+    }
+    return {};
+}
+
+std::string SlurmClient::read_associations(const std::vector<std::string>& accounts, SlurmSnapshot& out) {
+    if (accounts.empty()) return {};
+    StringList wanted(accounts);
+    assoc_mgr_info_request_msg_t request{};
+    request.acct_list = wanted.list;
+    request.flags = ASSOC_MGR_INFO_FLAG_ASSOC;
+    assoc_mgr_info_msg_t* info = nullptr;
+    if (slurm_load_assoc_mgr_info(&request, &info) != SLURM_SUCCESS || !info)
+        return "cannot read slurmctld's associations: " + last_slurm_error();
+    std::unique_ptr<assoc_mgr_info_msg_t, void (*)(assoc_mgr_info_msg_t*)> guard(info, slurm_free_assoc_mgr_info_msg);
+    long index = -1;
+    for (uint32_t i = 0; i < info->tres_cnt; ++i)
+        if (info->tres_names[i] && tres_name_ == info->tres_names[i]) index = i;
+    if (index < 0) return tres_name_ + " is not a tracked TRES (add it to AccountingStorageTRES)";
+    for_each_in<slurmdb_assoc_rec_t>(info->assoc_list, [&](slurmdb_assoc_rec_t* assoc) {
+        if (!assoc->acct || (assoc->user && *assoc->user)) return;  // account associations only
+        if (std::find(accounts.begin(), accounts.end(), assoc->acct) == accounts.end()) return;
+        AccountReading reading;
+        uint64_t limit = assoc->grp_tres_ctld ? assoc->grp_tres_ctld[index] : INFINITE64;
+        reading.limit = (limit == INFINITE64 || limit == NO_VAL64) ? kUnlimitedGpus : static_cast<long>(limit);
+        if (assoc->usage && assoc->usage->grp_used_tres) reading.used = static_cast<long>(assoc->usage->grp_used_tres[index]);
+        out.accounts[assoc->acct] = reading;
+    });
+    return {};
+}
+
+std::string SlurmClient::read_pending(SlurmSnapshot& out) {
+    job_info_msg_t* jobs = nullptr;
+    if (slurm_load_jobs(0, &jobs, SHOW_ALL) != SLURM_SUCCESS) return "cannot load jobs: " + last_slurm_error();
+    std::unique_ptr<job_info_msg_t, void (*)(job_info_msg_t*)> guard(jobs, slurm_free_job_info_msg);
+    for (uint32_t i = 0; i < jobs->record_count; ++i) {
+        const slurm_job_info_t& job = jobs->job_array[i];
+        if ((job.job_state & JOB_STATE_BASE) != JOB_PENDING || !job.account) continue;
+        auto account = out.accounts.find(job.account);
+        if (account != out.accounts.end()) account->second.pending += quota::tres_count(job.tres_req_str ? job.tres_req_str : "", tres_name_);
+    }
+    return {};
+}
+
+SlurmSnapshot SlurmClient::read(const std::vector<std::string>& accounts) {
+    SlurmSnapshot out;
+    out.error = read_partitions(out);
+    if (out.error.empty()) out.error = read_associations(accounts, out);
+    if (out.error.empty()) out.error = read_pending(out);
+    return out;
+}
+
+std::string SlurmClient::set_gpu_limit(const std::string& account, long gpus) {
+    DbConnection db;
+    if (!db.handle) return "cannot connect to slurmdbd: " + last_slurm_error();
+    long tres_id = gpu_tres_id(db.handle, settings_.gres);
+    if (tres_id < 0) return "slurmdbd knows no TRES " + tres_name_;
+    std::string cluster = cluster_name();
+    StringList accounts({account}), clusters({cluster}), no_user({""});
+    slurmdb_assoc_cond_t cond{};
+    cond.acct_list = accounts.list;
+    if (!cluster.empty()) cond.cluster_list = clusters.list;
+    cond.user_list = no_user.list;  // the account's own association, not its users'
+    slurmdb_assoc_rec_t change;
+    slurmdb_init_assoc_rec(&change, 0);
+    std::string limit = std::to_string(tres_id) + "=" + std::to_string(gpus);
+    change.grp_tres = const_cast<char*>(limit.c_str());
+    List changed = slurmdb_associations_modify(db.handle, &cond, &change);
+    bool ok = changed && slurm_list_count(changed) > 0;
+    if (changed) slurm_list_destroy(changed);
+    slurmdb_connection_commit(db.handle, ok);
+    return ok ? "" : "no association of account " + account + " changed on cluster " + cluster + ": " + last_slurm_error();
+}
+
+}  // namespace fairway::bridge

@@ -1,0 +1,48 @@
+// fairway-bridge's view of Slurm through libslurm and libslurmdb (never by parsing command
+// output): GPU partitions, and per account the GPU limit slurmctld enforces, GPUs in use and
+// GPUs requested by pending jobs; and the one write, an association's GrpTRES=gres/gpu=N.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "quota/bridge_config.h"
+#include "quota/mirror.h"
+
+namespace fairway::bridge {
+
+// An account association limit of "none" reads as this many GPUs: more than any quota, so the
+// protocol lowers it before anything else is raised.
+inline constexpr long kUnlimitedGpus = 1L << 40;
+
+struct AccountReading {
+    long limit = 0;    // GrpTRES gres/gpu as slurmctld enforces it
+    long used = 0;     // GPUs of running jobs (the association's, sub-accounts included)
+    long pending = 0;  // GPUs requested by pending jobs of the account
+};
+
+struct SlurmSnapshot {
+    std::string error;  // non-empty: slurmctld or slurmdbd could not be read; nothing else is valid
+    std::vector<quota::PartitionInfo> partitions;
+    std::map<std::string, AccountReading> accounts;  // only accounts that exist
+};
+
+class SlurmClient {
+public:
+    explicit SlurmClient(quota::SlurmSettings settings);
+    SlurmSnapshot read(const std::vector<std::string>& accounts);
+    // Sets the account association's GrpTRES gres/<gres>=gpus in slurmdbd; "" on success.
+    std::string set_gpu_limit(const std::string& account, long gpus);
+
+private:
+    std::string cluster_name();
+    std::string read_partitions(SlurmSnapshot& out);
+    std::string read_associations(const std::vector<std::string>& accounts, SlurmSnapshot& out);
+    std::string read_pending(SlurmSnapshot& out);
+
+    quota::SlurmSettings settings_;
+    std::string tres_name_;  // "gres/gpu"
+};
+
+}  // namespace fairway::bridge
