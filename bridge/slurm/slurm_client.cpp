@@ -15,10 +15,11 @@ namespace {
 
 std::string last_slurm_error() { return slurm_strerror(slurm_get_errno()); }
 
-// A libslurm List of borrowed C strings; the strings must outlive it.
+// A libslurm List of C strings that this object owns (the list only borrows them).
 struct StringList {
+    std::vector<std::string> items;
     List list = slurm_list_create(nullptr);
-    explicit StringList(const std::vector<std::string>& items) {
+    explicit StringList(std::vector<std::string> values) : items(std::move(values)) {
         for (const auto& item : items) slurm_list_append(list, const_cast<char*>(item.c_str()));
     }
     ~StringList() { slurm_list_destroy(list); }
@@ -45,14 +46,11 @@ struct DbConnection {
 // slurmdbd wants TRES limits by id ("1001=4"), not by name.
 long gpu_tres_id(void* db, const std::string& gres) {
     slurmdb_tres_cond_t cond;
-    slurmdb_init_tres_cond(&cond, 0);
-    StringList types({"gres"}), names({gres});
-    cond.type_list = types.list;
-    cond.name_list = names.list;
+    slurmdb_init_tres_cond(&cond, 0);  // all TRES: slurmdbd rejects some name/type filters
     List tres = slurmdb_tres_get(db, &cond);
     long id = -1;
     for_each_in<slurmdb_tres_rec_t>(tres, [&](slurmdb_tres_rec_t* rec) {
-        if (rec->type && rec->name && gres == rec->name) id = rec->id;
+        if (rec->type && rec->name && std::string(rec->type) == "gres" && gres == rec->name) id = rec->id;
     });
     if (tres) slurm_list_destroy(tres);
     return id;
