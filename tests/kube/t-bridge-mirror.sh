@@ -1,0 +1,84 @@
+#!/bin/bash
+# fairway-bridge against the real Slurm cluster and the real kube-apiserver (upstream Kueue CRDs),
+# running as the non-admin fairway-bridge user under the project's least-privilege ClusterRole:
+#  - mirrors GPU partitions to ResourceFlavors and groups to ClusterQueues/LocalQueues that
+#    `kubectl get clusterqueues` shows; the quota is split (Slurm GrpTRES + ClusterQueue quota = Q);
+#  - steady state makes zero writes (which also proves the server pruned none of our fields);
+#  - a partition created with scontrol appears as a flavor, and disappears when deleted;
+#  - only labelled objects are touched: a foreign ClusterQueue survives.
+. "$FAIRWAY_SRC/tests/lib.sh"
+bridge=$FAIRWAY_BUILD/bridge/fairway-bridge
+[ -x "$bridge" ] || skip "fairway-bridge not built"
+[ -n "${KUBECONFIG:-}" ] && [ -n "${FAIRWAY_KUBE_BRIDGE_KUBECONFIG:-}" ] || skip "kube harness not running"
+[ -n "${SLURM_CONF:-}" ] || skip "Slurm cluster harness not running"
+kubectl get --raw /readyz >/dev/null 2>&1 || skip "kube-apiserver not ready"
+scontrol ping >/dev/null 2>&1 || skip "slurmctld not answering"
+
+work=$(mktemp -d)
+pid=
+cleanup() {
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    scontrol delete PartitionName=bridgetest >/dev/null 2>&1
+    kubectl delete clusterqueues,resourceflavors,workloadpriorityclasses -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
+    kubectl delete localqueues -A -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
+    kubectl delete --ignore-not-found clusterqueue t-mirror-foreign clusterrolebinding t-bridge-mirror >/dev/null 2>&1
+    for a in physics biology; do sacctmgr -i modify account "$a" set GrpTRES=gres/gpu=-1 >/dev/null 2>&1; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+for ns in t-physics t-biology; do kubectl get ns "$ns" >/dev/null 2>&1 || kubectl create ns "$ns" >/dev/null || fail "cannot create namespace $ns"; done
+kubectl apply -f "$FAIRWAY_SRC/etc/kubernetes/bridge/rbac.yaml" >/dev/null || fail "cannot install the bridge RBAC"
+kubectl create clusterrolebinding t-bridge-mirror --clusterrole=fairway-bridge --user=fairway-bridge >/dev/null || fail "cannot bind"
+kubectl apply --validate=false -f - >/dev/null <<'YAML' || fail "cannot create the foreign ClusterQueue"
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: t-mirror-foreign}
+spec: {namespaceSelector: {}, resourceGroups: []}
+YAML
+
+cat >"$work/bridge.yaml" <<YAML
+kubernetes: {kubeconfig: $FAIRWAY_KUBE_BRIDGE_KUBECONFIG, cohort: t-mirror}
+reconcile: {period_seconds: 1, stale_after_seconds: 5, write_timeout_seconds: 1}
+groups:
+  - {name: physics, accounts: [physics], namespaces: [t-physics], gpus: 8}
+  - {name: biology, accounts: [biology], namespaces: [t-biology], gpus: 6}
+YAML
+"$bridge" --config "$work/bridge.yaml" --check-config >/dev/null || fail "configuration rejected"
+"$bridge" --config "$work/bridge.yaml" >"$work/log" 2>&1 &
+pid=$!
+
+cq_quota() {  # sum of a ClusterQueue's GPU nominal quotas
+    kubectl get clusterqueue "$1" -o json 2>/dev/null |
+        jq '[.spec.resourceGroups[].flavors[].resources[] | select(.name == "nvidia.com/gpu") | .nominalQuota | tonumber] | add'
+}
+slurm_limit() { sacctmgr -n -P list assoc account="$1" user= format=grptres | sed -n 's/.*gres\/gpu=\([0-9]*\).*/\1/p'; }
+split_is() { [ "$(slurm_limit "$1")" = "$2" ] && [ "$(cq_quota "fairway-$1")" = "$3" ]; }
+
+wait_for 60 "physics split 4+4" split_is physics 4 4 || fail "physics not split: slurm=$(slurm_limit physics) kube=$(cq_quota fairway-physics); log: $(tail -n 20 "$work/log")"
+wait_for 30 "biology split 3+3" split_is biology 3 3 || fail "biology not split: slurm=$(slurm_limit biology) kube=$(cq_quota fairway-biology)"
+out=$(kubectl get clusterqueues 2>&1)
+expect_match "$out" "fairway-physics" "kubectl get clusterqueues"
+expect_match "$out" "fairway-biology" "kubectl get clusterqueues"
+expect_eq "$(kubectl get localqueue -n t-physics fairway -o jsonpath='{.spec.clusterQueue}')" "fairway-physics" "LocalQueue target"
+expect_eq "$(kubectl get resourceflavor slurm-gpu -o jsonpath='{.spec.nodeLabels.fairway\.io/slurm-partition}')" "gpu" "flavor node label"
+expect_eq "$(kubectl get clusterqueue fairway-physics -o jsonpath='{.spec.cohort}')" "t-mirror" "cohort"
+
+# Steady state: several complete cycles in a row with zero writes.
+steady() { tail -n 3 "$work/log" | grep -c 'msg=cycle writes=0 ' | grep -qx 3; }
+wait_for 30 "three write-free cycles" steady || fail "no steady state: $(grep 'msg=cycle' "$work/log" | tail -n 5)"
+
+# Partitions are followed both ways.
+scontrol create PartitionName=bridgetest Nodes=node1 State=UP PriorityTier=7 >/dev/null || fail "cannot create a partition"
+wait_for 30 "flavor for the new partition" kubectl get resourceflavor slurm-bridgetest || fail "new partition not mirrored"
+kubectl get workloadpriorityclass slurm-tier-7 >/dev/null 2>&1 || fail "no WorkloadPriorityClass for PriorityTier 7"
+scontrol delete PartitionName=bridgetest >/dev/null || fail "cannot delete the partition"
+gone() { ! kubectl get resourceflavor slurm-bridgetest >/dev/null 2>&1; }
+wait_for 30 "flavor of the deleted partition to go" gone || fail "deleted partition's flavor remains"
+kubectl get clusterqueue t-mirror-foreign >/dev/null 2>&1 || fail "a ClusterQueue the bridge does not own was deleted"
+
+kill -TERM "$pid"; wait "$pid"; status=$?; pid=
+expect_eq "$status" 0 "exit status after SIGTERM"
+grep -q 'msg=stopping signal=SIGTERM' "$work/log" || fail "no graceful stop logged"
+grep -Eiq 'token|bearer' "$work/log" && fail "log mentions a token"
+note "mirrored, split, steady, followed partitions; $(grep -c 'msg=cycle' "$work/log") cycles"
