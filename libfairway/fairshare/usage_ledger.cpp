@@ -62,6 +62,11 @@ double WindowedUsageLedger::growth(double seconds) const {
     return std::exp2(seconds / static_cast<double>(config_.half_life.count()));
 }
 
+double WindowedUsageLedger::half_lives_after_anchor(TimePoint t) const {
+    if (config_.half_life.count() == 0) return 0;
+    return double(seconds_of(t) - seconds_of(anchor_)) / double(config_.half_life.count());
+}
+
 // Buckets hold their charges relative to the bucket's END, so exponents are <= 0 and a bucket can
 // never overflow whatever the ratio of bucket width to half-life.
 double WindowedUsageLedger::bucket_weight_at_anchor(const Bucket& bucket) const {
@@ -105,10 +110,7 @@ bool WindowedUsageLedger::charge(AssocId assoc, double billing_seconds, TimePoin
     const Bucket target{seconds_of(at) / width, 0};
     if (windowed() && bucket_expired(target, clock)) return false;
     clock_ = clock;
-    const double half_lives = config_.half_life.count() == 0
-                                  ? 0
-                                  : double(seconds_of(at) - seconds_of(anchor_)) / double(config_.half_life.count());
-    if (half_lives > kRebaseHalfLives) rebase_anchor(at);
+    if (half_lives_after_anchor(at) > kRebaseHalfLives) rebase_anchor(at);
     Account& account = accounts_[assoc];
     account.anchored += billing_seconds * growth(static_cast<double>(seconds_of(at) - seconds_of(anchor_)));
     if (windowed()) {
@@ -156,10 +158,7 @@ AdvanceStats WindowedUsageLedger::advance(TimePoint now) {
     else
         clock_ = now;
     if (accounts_.empty()) anchor_ = clock_;
-    const double lag = config_.half_life.count() == 0
-                           ? 0
-                           : double(seconds_of(clock_) - seconds_of(anchor_)) / double(config_.half_life.count());
-    if (lag > kRebaseHalfLives) rebase_anchor(clock_);
+    if (half_lives_after_anchor(clock_) > kRebaseHalfLives) rebase_anchor(clock_);
     for (auto it = accounts_.begin(); it != accounts_.end();) {
         ++stats.associations_visited;
         stats.buckets_expired += windowed() ? expire(it->second, clock_) : 0;

@@ -137,6 +137,7 @@ private:
 
     bool windowed() const noexcept { return config_.window != kInfiniteWindow; }
     double growth(double seconds) const;          // 2^(seconds / H), 1 when H == 0
+    double half_lives_after_anchor(TimePoint t) const;
     double bucket_weight_at_anchor(const Bucket& bucket) const;
     bool bucket_expired(const Bucket& bucket, TimePoint now) const;
     TimePoint effective(TimePoint now) const noexcept { return now < clock_ ? clock_ : now; }
