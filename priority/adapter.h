@@ -39,6 +39,7 @@ private:
     struct CollectedUsage {
         std::vector<UsageCharge> charges;
         std::optional<fairshare::AssociationTree> tree;
+        std::vector<fairshare::AssocId> reset_by_admin;
     };
 
     std::shared_ptr<const Settings> current_settings();

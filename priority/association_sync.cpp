@@ -44,6 +44,19 @@ fairshare::AssociationTree snapshot_association_tree()
     return fairshare::AssociationTree(std::move(nodes));
 }
 
+std::vector<fairshare::AssocId> associations_reset_by_admin(const fairshare::FairShareResult* published)
+{
+    std::vector<fairshare::AssocId> reset;
+    if (!published)
+        return reset;
+    for_each_association([&](slurmdb_assoc_rec_t* assoc) {
+        const fairshare::ShareFigures* figures = published->find(assoc->id);
+        if (assoc->user && assoc->usage && figures && figures->raw_usage > 0 && assoc->usage->usage_raw == 0)
+            reset.push_back(assoc->id);
+    });
+    return reset;
+}
+
 void publish_fair_share(const fairshare::FairShareResult& result)
 {
     for_each_association([&](slurmdb_assoc_rec_t* assoc) {

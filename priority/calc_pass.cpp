@@ -72,6 +72,7 @@ Adapter::CollectedUsage Adapter::collect_usage(time_t now)
         usage.charges = charges_.collect(*symbols_.job_list, now, last_pass, symbols_);
     if (!with_accounting_ || !assoc_mgr_root_assoc)
         return usage;
+    usage.reset_by_admin = associations_reset_by_admin(current_fair_share().get());
     try {
         usage.tree = snapshot_association_tree();
     } catch (const InputError& e) {
@@ -85,6 +86,10 @@ std::optional<fairshare::AssociationTree> Adapter::charge_and_advance(const Coll
     std::lock_guard<std::mutex> lock(state_mutex_);
     if (!ledger_)
         return std::nullopt;
+    for (const fairshare::AssocId id : usage.reset_by_admin) {
+        info("priority/fairway: RawUsage of association %u was reset; forgetting its usage", id);
+        ledger_->forget(id);
+    }
     for (const UsageCharge& charge : usage.charges) {
         try {
             ledger_->charge(charge.assoc, charge.billing_seconds, time_point(charge.at));

@@ -82,3 +82,11 @@ note "classic sshare: $(tr '\n' ';' <<<"$out")"
 [ -n "$fs_alice" ] && [ -n "$fs_carol" ] || fail "sshare printed no classic FairShare"
 greater "$fs_carol" "$fs_alice" && greater "$fs_alice" 0 ||
     fail "classic FairShare: alice $fs_alice should be above 0 and below carol (no usage) $fs_carol"
+
+# 5. An administrator's `sacctmgr modify user ... set RawUsage=0` makes fairway forget that usage.
+sacctmgr -i modify user where name=alice set RawUsage=0 >/dev/null || fail "sacctmgr set RawUsage=0 failed"
+wait_for 30 "fairway to forget alice's usage" ctld_log_has "was reset; forgetting its usage" ||
+    fail "the RawUsage reset was not taken over: $(slurmctld_log_since_start | grep fairway | tail -n 3 | tr '\n' ';')"
+touch -d '-1 second' "$STATE_FILE"; stamp=$(stat -c %Y "$STATE_FILE")
+wait_for 20 "one more pass" eval '[ "$(stat -c %Y "$STATE_FILE")" -gt "$stamp" ]' || fail "no pass after the reset"
+[ "$(raw_usage alice)" = 0 ] || fail "alice's RawUsage is $(raw_usage alice) after the reset"
