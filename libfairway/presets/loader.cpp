@@ -6,6 +6,7 @@
 
 #include "common/slurm_time.h"
 #include "presets/resolver.h"
+#include "presets/text_guard.h"
 #include "presets/trusted_file.h"
 #include "presets/values.h"
 
@@ -162,6 +163,7 @@ Preset read_document(const DocumentReader& reader, const YAML::Node& doc, bool r
 }
 
 std::vector<YAML::Node> load_documents(std::string_view text, const std::string& file) {
+    check_yaml_text(text, file);
     try {
         return YAML::LoadAll(std::string(text));
     } catch (const YAML::Exception& e) {

@@ -8,6 +8,7 @@ libfairway_libfairway_la_SOURCES += \
 	libfairway/presets/signal_names.cpp libfairway/presets/signal_names.h \
 	libfairway/presets/trusted_file.cpp libfairway/presets/trusted_file.h \
 	libfairway/presets/loader.cpp libfairway/presets/loader.h \
+	libfairway/presets/text_guard.cpp libfairway/presets/text_guard.h \
 	libfairway/presets/site.cpp \
 	libfairway/presets/resolver.cpp libfairway/presets/resolver.h \
 	libfairway/presets/carried.cpp libfairway/presets/carried.h \
@@ -22,3 +23,5 @@ libfairway_libfairway_la_SOURCES += \
 	libfairway/presets/plugstack.cpp \
 	libfairway/presets/slurm_tres.cpp libfairway/presets/slurm_tres.h \
 	libfairway/presets/submission.cpp libfairway/presets/submission.h
+# The presets loader's fuzz target is built by tests/fuzz/run (clang), not by automake.
+EXTRA_DIST += tests/fuzz

@@ -11,6 +11,7 @@
 
 #include "presets/loader.h"
 #include "presets/resolver.h"
+#include "presets/text_guard.h"
 #include "presets/trusted_file.h"
 #include "presets/values.h"
 
@@ -114,6 +115,7 @@ SiteConfig parse_site_config(std::string_view text, const std::string& file, con
     SiteConfig config;
     config.presets_dir = default_presets_dir;
     YAML::Node root;
+    check_yaml_text(text, file);
     try {
         root = YAML::Load(std::string(text));
     } catch (const YAML::Exception& e) {

@@ -195,3 +195,61 @@ TEST(PresetMerge, StrategyNamesRoundTrip) {
 
 }  // namespace
 }  // namespace fairway::presets
+
+namespace fairway::presets {
+namespace {
+
+// The table of examples in fairway-presets(5) and libfairway/presets/README.md, row by row.
+struct DocExample {
+    const char* row;
+    std::optional<long> job_time_min;
+    std::vector<std::tuple<std::optional<long>, bool /*null*/, MergeStrategy>> presets;
+    std::optional<long> expected_min;
+};
+
+TEST(PresetMerge, DocumentedExamples) {
+    using S = MergeStrategy;
+    const std::vector<DocExample> rows = {
+        {"fills unset", std::nullopt, {{60, false, S::defaults}}, 60},
+        {"never overrides the user", 5, {{60, false, S::defaults}}, 5},
+        {"override wins", 5, {{60, false, S::override_}}, 60},
+        {"replace", 5, {{60, false, S::replace}}, 60},
+        {"later preset wins", std::nullopt, {{60, false, S::defaults}, {90, false, S::defaults}}, 90},
+        {"but not over the user", 5, {{60, false, S::defaults}, {90, false, S::defaults}}, 5},
+        {"null under override deletes", 5, {{std::nullopt, true, S::override_}}, std::nullopt},
+        {"null under defaults keeps the user's", 5, {{std::nullopt, true, S::defaults}}, 5},
+        {"null under defaults deletes a preset's", std::nullopt, {{60, false, S::defaults}, {std::nullopt, true, S::defaults}}, std::nullopt},
+        {"after override no longer the user's", 5, {{60, false, S::override_}, {90, false, S::defaults}}, 90},
+    };
+    for (const auto& row : rows) {
+        JobRequest job;
+        if (row.job_time_min) job.time = Seconds(*row.job_time_min * 60);
+        std::vector<Preset> presets(row.presets.size());
+        std::vector<AppliedPreset> applied;
+        for (std::size_t i = 0; i < row.presets.size(); ++i) {
+            const auto& [minutes, null, strategy] = row.presets[i];
+            if (minutes) presets[i].values.time = Seconds(*minutes * 60);
+            if (null) presets[i].cleared.set(static_cast<std::size_t>(Field::time));
+            applied.push_back({&presets[i], strategy});
+        }
+        std::optional<Seconds> expected;
+        if (row.expected_min) expected = Seconds(*row.expected_min * 60);
+        EXPECT_EQ(merge_presets(job, applied).time, expected) << row.row;
+    }
+    JobRequest job;  // replace drops what the preset leaves out
+    job.time = Seconds(300);
+    job.qos = "x";
+    Preset p;
+    p.values.time = Seconds(3600);
+    auto merged = merge_presets(job, {{&p, S::replace}});
+    EXPECT_EQ(merged.time, Seconds(3600));
+    EXPECT_FALSE(merged.qos);
+    job = {};  // env merges per name
+    job.env = {{"A", "1"}};
+    p = {};
+    p.values.env = {{"A", "2"}, {"B", "3"}};
+    EXPECT_EQ(merge_preset(job, p).env, (std::map<std::string, std::string>{{"A", "1"}, {"B", "3"}}));
+}
+
+}  // namespace
+}  // namespace fairway::presets
