@@ -12,6 +12,7 @@ extern "C" {
 #include "common/error.h"
 #include "k8s/kube_api.h"
 #include "log.h"
+#include "metrics_server.h"
 #include "reconciler.h"
 
 namespace fairway::bridge {
@@ -112,12 +113,23 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
     KubeApi api(*http, RetryPolicy{}, sleep_for);
     SlurmClient slurm(config.slurm);
     Reconciler reconciler(config, api, slurm, options.dry_run, monotonic_now());
+    std::unique_ptr<MetricsServer> metrics;
+    if (!options.once) metrics = std::make_unique<MetricsServer>(config.metrics_listen);
     log_event(LogLevel::info, "started", {{"server", http->server()}, {"groups", std::to_string(config.groups.size())},
-                                          {"dry_run", options.dry_run ? "true" : "false"}});
+                                          {"dry_run", options.dry_run ? "true" : "false"},
+                                          {"metrics_port", metrics ? std::to_string(metrics->port()) : "off"}});
+    CycleTotals totals;
     for (;;) {
         auto began = std::chrono::steady_clock::now();
         CycleReport report = reconciler.cycle(monotonic_now());
-        log_cycle(report, std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began));
+        auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began);
+        log_cycle(report, took);
+        ++totals.cycles;
+        totals.writes += report.writes;
+        totals.failed_writes += report.failed_writes;
+        totals.last_seconds = took.count() / 1000.0;
+        totals.seconds_sum += totals.last_seconds;
+        if (metrics) metrics->publish(render_metrics(report, totals, api.counters()), report.slurm_ok && report.kube_ok);
         std::chrono::seconds pause(config.reconcile.period_seconds);
         if (options.once) {
             // A fresh process writes no limit before a predecessor's writes have timed out.

@@ -8,7 +8,8 @@ bridge_libbridge_la_SOURCES = \
 	bridge/k8s/http_client.cpp bridge/k8s/http_client.h \
 	bridge/k8s/kube_api.cpp bridge/k8s/kube_api.h \
 	bridge/slurm/slurm_client.cpp bridge/slurm/slurm_client.h \
-	bridge/reconciler.cpp bridge/reconciler.h
+	bridge/reconciler.cpp bridge/reconciler.h \
+	bridge/metrics_server.cpp bridge/metrics_server.h
 bridge_libbridge_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bridge $(YAMLCPP_CFLAGS) $(NLOHMANN_JSON_CFLAGS) $(CURL_CFLAGS) $(SLURM_CPPFLAGS)
 
 sbin_PROGRAMS += bridge/fairway-bridge

@@ -21,7 +21,8 @@ cleanup() {
     scontrol delete PartitionName=bridgetest >/dev/null 2>&1
     kubectl delete clusterqueues,resourceflavors,workloadpriorityclasses -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
     kubectl delete localqueues -A -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
-    kubectl delete --ignore-not-found clusterqueue t-mirror-foreign clusterrolebinding t-bridge-mirror >/dev/null 2>&1
+    kubectl delete --ignore-not-found clusterqueue t-mirror-foreign >/dev/null 2>&1
+    kubectl delete --ignore-not-found clusterrolebinding t-bridge-mirror >/dev/null 2>&1
     for a in physics biology; do sacctmgr -i modify account "$a" set GrpTRES=gres/gpu=-1 >/dev/null 2>&1; done
     rm -rf "$work"
 }
@@ -29,6 +30,7 @@ trap cleanup EXIT
 
 for ns in t-physics t-biology; do kubectl get ns "$ns" >/dev/null 2>&1 || kubectl create ns "$ns" >/dev/null || fail "cannot create namespace $ns"; done
 kubectl apply -f "$FAIRWAY_SRC/etc/kubernetes/bridge/rbac.yaml" >/dev/null || fail "cannot install the bridge RBAC"
+kubectl delete --ignore-not-found clusterrolebinding t-bridge-mirror >/dev/null
 kubectl create clusterrolebinding t-bridge-mirror --clusterrole=fairway-bridge --user=fairway-bridge >/dev/null || fail "cannot bind"
 kubectl apply --validate=false -f - >/dev/null <<'YAML' || fail "cannot create the foreign ClusterQueue"
 apiVersion: kueue.x-k8s.io/v1beta1
@@ -40,6 +42,7 @@ YAML
 cat >"$work/bridge.yaml" <<YAML
 kubernetes: {kubeconfig: $FAIRWAY_KUBE_BRIDGE_KUBECONFIG, cohort: t-mirror}
 reconcile: {period_seconds: 1, stale_after_seconds: 5, write_timeout_seconds: 1}
+metrics: {listen: "127.0.0.1:0"}
 groups:
   - {name: physics, accounts: [physics], namespaces: [t-physics], gpus: 8}
   - {name: biology, accounts: [biology], namespaces: [t-biology], gpus: 6}
@@ -67,6 +70,15 @@ expect_eq "$(kubectl get clusterqueue fairway-physics -o jsonpath='{.spec.cohort
 # Steady state: several complete cycles in a row with zero writes.
 steady() { tail -n 3 "$work/log" | grep -c 'msg=cycle writes=0 ' | grep -qx 3; }
 wait_for 30 "three write-free cycles" steady || fail "no steady state: $(grep 'msg=cycle' "$work/log" | tail -n 5)"
+
+# /metrics and /healthz on the loopback port the bridge picked.
+port=$(sed -n 's/.*msg=started .*metrics_port=\([0-9]*\).*/\1/p' "$work/log")
+[ -n "$port" ] || fail "no metrics port logged: $(head -n 3 "$work/log")"
+metrics=$(curl -fsS "http://127.0.0.1:$port/metrics") || fail "GET /metrics failed"
+expect_match "$metrics" '^fairway_bridge_group_quota_gpus\{group="physics"\} 8$' "quota metric"
+expect_match "$metrics" '^fairway_bridge_group_limit_gpus\{group="physics",side="kubernetes"\} 4$' "limit metric"
+expect_match "$metrics" '^fairway_bridge_api_requests_total [1-9]' "API request counter"
+expect_eq "$(curl -sS "http://127.0.0.1:$port/healthz")" "ok" "/healthz"
 
 # Partitions are followed both ways.
 scontrol create PartitionName=bridgetest Nodes=node1 State=UP PriorityTier=7 >/dev/null || fail "cannot create a partition"
