@@ -358,6 +358,22 @@ TEST(FairShareProperty, RandomTreesKeepTheInvariants) {
     }
 }
 
+TEST(FairShareFairTree, TiedAccountsAreWalkedInTurnNotMerged) {
+    // x and y tie at the root. Slurm 22.05 ranks x's users first, then carries the tie into y's
+    // first user (same rank as x's last), instead of merging x's and y's users by LevelFS.
+    const AssociationTree tree = tree_of({{1, 0, "root", "", 1, 0},
+                                          {10, 1, "x", "", 1, 0},
+                                          {11, 10, "x", "x1", 1, 30},
+                                          {12, 10, "x", "x2", 1, 10},
+                                          {20, 1, "y", "", 1, 0},
+                                          {21, 20, "y", "y1", 1, 40}});
+    const FairShareResult result = compute_fair_share(tree, {});
+    EXPECT_EQ(*result.find(10)->level_fs, *result.find(20)->level_fs);
+    EXPECT_DOUBLE_EQ(result.job_factor(12), 3.0 / 3);
+    EXPECT_DOUBLE_EQ(result.job_factor(11), 2.0 / 3);   // merged (x2 2.0 > y1 1.0 > x1 0.67) would give 1/3
+    EXPECT_DOUBLE_EQ(result.job_factor(21), 2.0 / 3);   // tied with x's last user
+}
+
 TEST(FairShare, TreeWithLedgerUsageEqualsTreeWithTheSameNumbers) {
     AssociationTree tree = tree_of(kTest24_4);
     WindowedUsageLedger ledger(LedgerConfig{kInfiniteWindow, Seconds{0}, Seconds{0}});
