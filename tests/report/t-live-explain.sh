@@ -10,8 +10,8 @@ require_cluster
 wait_idle 120
 
 # A job that runs on node1 keeps an exclusive 4-node job pending (Resources).
-blocker=$(as_user bob sbatch --parsable -A biology -w node1 -o /dev/null --wrap 'sleep 60') || fail "sbatch blocker failed"
-pending=$(as_user alice sbatch --parsable -A physics -N4 --exclusive -o /dev/null --wrap 'true') || fail "sbatch failed"
+blocker=$(as_user bob sbatch --parsable -A biology -w node1 -n1 --mem=4G -o /dev/null --wrap 'sleep 60') || fail "sbatch blocker failed"
+pending=$(as_user alice sbatch --parsable -A physics -N4 --exclusive --mem=4G -o /dev/null --wrap 'true') || fail "sbatch failed"
 trap 'scancel "$blocker" "$pending" 2>/dev/null' EXIT
 has_factors() { sprio -h -j "$pending" -o '%i' | grep -q "$pending"; }
 wait_for 30 "job $pending in sprio" has_factors || fail "job $pending never got priority factors: $(squeue -j "$pending")"

@@ -17,7 +17,7 @@ wait_idle 120
 # Accounting stores the billing TRES rounded to an integer while the plugin charges the exact value,
 # so the jobs ask for whole billing units (1 CPU = 1, 4G = 1, a GPU = 8 under the cluster's weights).
 jobs=""
-for spec in "alice physics 4 15" "bob biology 2 10" "alice physics 1 5"; do
+for spec in "alice physics 4 20" "bob biology 4 15" "alice physics 1 5"; do
     set -- $spec
     id=$(as_user "$1" sbatch --parsable -A "$2" -p gpu -n1 --mem=4G --gpus="$3" -o /dev/null --wrap "sleep $4") ||
         fail "sbatch as $1 failed"

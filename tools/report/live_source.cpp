@@ -40,6 +40,7 @@ struct LiveContext {
     InputHeader header;
     std::unordered_map<std::uint32_t, std::pair<std::string, std::string>> names_by_assoc_id;
     std::unordered_map<std::uint32_t, std::string> tres_names;   // TRES id -> "cpu", "billing", "gres/gpu"
+    std::unordered_map<std::string, double> usage_factor;         // QOS id or name -> UsageFactor
     std::size_t skipped = 0;                                      // records of unknown associations
 };
 
@@ -171,17 +172,21 @@ JobTres parse_tres(const std::string& text, const std::unordered_map<std::uint32
 
 // Charges one job: finished jobs at their end, running ones up to now.
 void charge_job(LiveContext& ctx, ReportModel& model, std::uint32_t assoc_id, std::time_t start, std::time_t end,
-                double elapsed, const JobTres& tres, const std::string& job) {
+                double elapsed, const JobTres& tres, const std::string& qos, const std::string& job) {
     auto names = ctx.names_by_assoc_id.find(assoc_id);
     if (names == ctx.names_by_assoc_id.end()) {
         ++ctx.skipped;
         return;
     }
     TimePoint now = ctx.header.settings.now;
-    TimePoint charged_at = end > 0 ? std::min(to_time(end), now) : now;
-    if (end <= 0 && start > 0) elapsed = static_cast<double>((now - to_time(start)).count());
-    if (elapsed <= 0 || start <= 0) return;
-    UsageSample sample{names->second.first, names->second.second, charged_at, tres.billing * elapsed,
+    if (start <= 0 || to_time(start) >= now) return;   // never started, or started after --now
+    bool still_running = end <= 0 || to_time(end) > now;   // running then: charge up to now
+    TimePoint charged_at = still_running ? now : to_time(end);
+    if (still_running) elapsed = static_cast<double>((now - to_time(start)).count());
+    if (elapsed <= 0) return;
+    auto factor = ctx.usage_factor.find(qos);   // QOS UsageFactor scales billing like the plugin's charges
+    double billing = tres.billing * (factor != ctx.usage_factor.end() ? factor->second : 1.0);
+    UsageSample sample{names->second.first, names->second.second, charged_at, billing * elapsed,
                        tres.gpus * elapsed, tres.cpus * elapsed};
     model.add(sample, {"accounting", 0, "job " + job});
 }
@@ -242,6 +247,16 @@ void load_tres_names(LiveContext& ctx, void* db) {
     slurm_list_destroy(list);
 }
 
+void load_usage_factors_slurmdb(LiveContext& ctx, void* db) {
+    slurmdb_qos_cond_t cond{};
+    List list = slurmdb_qos_get(db, &cond);
+    if (!list) return;   // no QOS information: every factor is 1
+    for_each_record<slurmdb_qos_rec_t>(list, [&](slurmdb_qos_rec_t* q) {
+        if (q->usage_factor >= 0) ctx.usage_factor[std::to_string(q->id)] = q->usage_factor;
+    });
+    slurm_list_destroy(list);
+}
+
 // ---- usage through libslurmdb, one time slice at a time so memory stays bounded
 
 void load_usage_slice(LiveContext& ctx, ReportModel& model, void* db, std::time_t from, std::time_t to, bool last) {
@@ -260,7 +275,7 @@ void load_usage_slice(LiveContext& ctx, ReportModel& model, void* db, std::time_
         if (!ends_here && !running && !(last && job->end == to)) return;   // counted in its own slice
         charge_job(ctx, model, job->associd, job->start, job->end, job->elapsed,
                    parse_tres(job->tres_alloc_str ? job->tres_alloc_str : "", ctx.tres_names),
-                   std::to_string(job->jobid));
+                   std::to_string(job->qosid), std::to_string(job->jobid));
     });
     slurm_list_destroy(jobs);
 }
@@ -287,6 +302,13 @@ void load_associations_sacctmgr(LiveContext& ctx) {
                          });
 }
 
+void load_usage_factors_sacctmgr(LiveContext& ctx) {
+    for_each_output_line({"sacctmgr", "-n", "-P", "show", "qos", "format=Name,UsageFactor"}, [&](const std::string& line) {
+        std::vector<std::string> f = split(line, '|');
+        if (f.size() >= 2 && !f[1].empty()) ctx.usage_factor[f[0]] = std::strtod(f[1].c_str(), nullptr);
+    });
+}
+
 std::time_t sacct_time(const std::string& text) {
     std::optional<TimePoint> when = parse_iso8601(text);   // sacct runs with TZ=UTC
     return when ? std::chrono::system_clock::to_time_t(*when) : 0;
@@ -298,13 +320,14 @@ void load_usage_sacct(LiveContext& ctx, ReportModel& model, const Options& optio
     std::string to = format_iso8601(ctx.header.settings.now).substr(0, 19);
     for_each_output_line({options.sacct, "--parsable2", "--noheader", "--allusers", "--allocations",
                           "--clusters=" + ctx.cluster, "--starttime=" + from, "--endtime=" + to,
-                          "--format=JobIDRaw,AssocID,Start,End,ElapsedRaw,AllocTRES"},
+                          "--format=JobIDRaw,AssocID,Start,End,ElapsedRaw,AllocTRES,QOS"},
                          [&](const std::string& line) {
                              std::vector<std::string> f = split(line, '|');
-                             if (f.size() < 6 || f[1].empty()) return;
+                             if (f.size() < 7 || f[1].empty()) return;
                              std::time_t end = f[3] == "Unknown" ? 0 : sacct_time(f[3]);
                              charge_job(ctx, model, std::stoul(f[1]), sacct_time(f[2]), end,
-                                        std::strtod(f[4].c_str(), nullptr), parse_tres(f[5], ctx.tres_names), f[0]);
+                                        std::strtod(f[4].c_str(), nullptr), parse_tres(f[5], ctx.tres_names), f[6],
+                                        f[0]);
                          });
 }
 
@@ -346,6 +369,7 @@ void load_live(const Options& options, ReportModel& model) {
     ctx.header.settings = read_settings(options, ctx.cluster);
     if (options.use_sacct) {
         load_associations_sacctmgr(ctx);
+        load_usage_factors_sacctmgr(ctx);
         model.begin(ctx.header);
         load_usage_sacct(ctx, model, options);
     } else {
@@ -354,6 +378,7 @@ void load_live(const Options& options, ReportModel& model) {
         std::unique_ptr<void*, void (*)(void**)> guard(&db, [](void** conn) { slurmdb_connection_close(conn); });
         load_associations_slurmdb(ctx, db);
         load_tres_names(ctx, db);
+        load_usage_factors_slurmdb(ctx, db);
         model.begin(ctx.header);
         load_usage_slurmdb(ctx, model, db);
     }
