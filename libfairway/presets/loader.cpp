@@ -165,6 +165,7 @@ Preset read_document(const DocumentReader& reader, const YAML::Node& doc, bool r
 std::vector<YAML::Node> load_documents(std::string_view text, const std::string& file) {
     check_yaml_text(text, file);
     try {
+        check_yaml_document_count(text, file, 2 * kMaxPresetsPerFile);
         return YAML::LoadAll(std::string(text));
     } catch (const YAML::Exception& e) {
         SourceLocation where{file, e.mark.is_null() ? 0 : e.mark.line + 1, ""};

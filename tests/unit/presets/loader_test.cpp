@@ -174,6 +174,18 @@ TEST(PresetLoader, RefusesControlCharactersAndBrokenUtf8BeforeYamlSeesThem) {
     EXPECT_EQ(presets.at(0).description, "caf\xc3\xa9 \xf0\x9f\x9a\x80");
 }
 
+TEST(PresetLoader, StrayCommaIsAnErrorNotAnEndlessLoop) {
+    // Found by tests/fuzz: yaml-cpp 0.7's LoadAll never returns on these.
+    for (const char* text : {",", "\n,", "# c\n,", "name: a\n---\n,", "\"x\"\n,", "name: a\n...\n,"}) {
+        try {
+            parse_presets(text, "f.yaml", kNoExtraEnv);
+            ADD_FAILURE() << "accepted: " << text;
+        } catch (const InputError& e) {
+            EXPECT_EQ(e.where().file, "f.yaml");
+        }
+    }
+}
+
 TEST(SiteConfig, ParsesEveryKey) {
     auto config = parse_site_config(R"(presets_dir: /srv/presets
 allow_env: [LD_LIBRARY_PATH, "NCCL_*"]
