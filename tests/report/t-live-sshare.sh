@@ -52,8 +52,10 @@ alice_usage() { field "$(sshare -a -l -P -n)" physics alice 5; }
 [ "$(alice_usage)" -gt 100 ] 2>/dev/null || wait_for 30 "alice's usage in sshare" sh -c "[ \"\$(sshare -a -l -P -n | awk -F'|' '\$2 == \"alice\" { print \$5; exit }')\" -gt 100 ]" ||
     fail "sshare never showed alice's usage: $(sshare -a -l -P -n)"
 
+# The plugin charges finished jobs at its next calculation pass (PriorityCalcPeriod, 1 minute here,
+# unless the cluster's test-only calc_period is set), so agreement may take up to one period.
 for source in "" "--sacct"; do
-    wait_for 20 "fairway-report ${source:-(libslurmdb)} to agree with sshare" agree $source ||
+    wait_for 90 "fairway-report ${source:-(libslurmdb)} to agree with sshare" agree $source ||
         { agree $source >&2; echo "report:" >&2; "$report" -P $source >&2; echo "sshare:" >&2; sshare -a -l -P >&2;
           fail "fairway-report ${source:-(libslurmdb)} and sshare differ by more than 1%"; }
     note "fairway-report ${source:-(libslurmdb)} agrees with sshare within 1% (alice RawUsage $(alice_usage))"
