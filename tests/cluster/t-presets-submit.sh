@@ -149,12 +149,13 @@ expect_field "$job" TimeLimit 00:28:00
 expect_eq "$(slurmctld_pid)" "$ctld_before" "slurmctld pid (no restart)"
 
 note "11. a user's own preset file travels with the job; forbidden env names are refused"
-printf 'partition: debug\ntime: 7\n' >"$userdir/mine.yaml"
+printf 'partition: debug\ntime: 7\ngpus: h100:2\n' >"$userdir/mine.yaml"
 printf 'env:\n  LD_PRELOAD: /tmp/evil.so\n' >"$userdir/evil.yaml"
 chown alice "$userdir"/*.yaml
 submit alice --preset="$userdir/mine.yaml"
 expect_field "$job" Partition debug
 expect_field "$job" TimeLimit 00:07:00
+expect_field "$job" TresPerJob gres:gpu:h100:2
 expect_field "$job" AdminComment "fairway-presets=$userdir/mine.yaml"
 refused alice --preset="$userdir/evil.yaml"
 expect_match "$refusal" "evil.yaml:2: key 'env.LD_PRELOAD'" "forbidden env message"
