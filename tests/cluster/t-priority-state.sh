@@ -44,20 +44,28 @@ wait_for 30 "the restarted slurmctld to recover usage" restarted_with "recovered
 wait_for 10 "alice's usage to be back" eval 'close_to "$(raw_usage alice)" "$before" 1' ||
     fail "after a restart alice's RawUsage is $(raw_usage alice), was $before"
 
-# 2. kill -9 while a job runs: usage up to the last pass is on disk, the rest is charged after the
-# restart, once: the total still matches accounting.
+# 2. kill -9 while a job runs: usage up to the last pass is on disk (sshare shows only saved
+# usage: each pass saves before it publishes), the rest is charged after the restart, once.
 running=$(submit alice -p gpu -N1 --gpus=2 -t 2 --wrap 'sleep 12') || fail "sbatch as alice failed"
 wait_for 30 "job $running to run" eval '[ "$(squeue -h -j $running -o %T)" = RUNNING ]' || fail "job $running did not start"
 wait_for 30 "a pass to charge the running job" eval 'greater "$(raw_usage alice)" "$before"' ||
     fail "the running job was never charged"
+at_kill=$(raw_usage alice)
+started=$(squeue -h -j "$running" -o %S)
 stop_ctld KILL
 "$CLUSTER" restart-ctld >/dev/null || fail "cluster restart-ctld after kill -9 failed"
 wait_for 30 "the killed slurmctld's usage to be recovered" restarted_with "recovered the usage of" ||
     fail "no recovery logged after kill -9: $(slurmctld_log_since_start | grep fairway | tr '\n' ';')"
+wait_for 10 "the usage charged before the kill" eval '! greater "$at_kill" "$(raw_usage alice)"' ||
+    fail "after kill -9 alice's RawUsage is $(raw_usage alice), below the $at_kill charged before it"
 wait_for 60 "job $running to finish" job_finished "$running" || fail "job $running did not finish"
-wait_for 30 "alice's usage to match accounting after kill -9" usage_matches_accounting 5 ||
-    fail "after kill -9 alice's RawUsage $(raw_usage alice) vs accounting $(expected_usage alice)"
-note "after kill -9: RawUsage $(raw_usage alice), accounting $(expected_usage alice)"
+# slurmctld itself may lose the job's latest state to kill -9 and start the job again or fail it;
+# accounting then records only the last run, so the comparison holds when the job ran once.
+if [ "$(job_state "$running")" = COMPLETED ] && [ "$(sacct -n -X -j "$running" -o Start | tr -d ' ')" = "$started" ]; then
+    wait_for 30 "alice's usage to match accounting after kill -9" usage_matches_accounting 5 ||
+        fail "after kill -9 alice's RawUsage $(raw_usage alice) vs accounting $(expected_usage alice)"
+fi
+note "after kill -9: RawUsage $(raw_usage alice) (at the kill $at_kill), accounting $(expected_usage alice), job $(job_state "$running")"
 before=$(raw_usage alice)
 
 # 3. A corrupt state file: logged, and the usage rebuilt from accounting.
@@ -84,7 +92,7 @@ greater "$fs_carol" "$fs_alice" && greater "$fs_alice" 0 ||
     fail "classic FairShare: alice $fs_alice should be above 0 and below carol (no usage) $fs_carol"
 
 # 5. An administrator's `sacctmgr modify user ... set RawUsage=0` makes fairway forget that usage.
-sacctmgr -i modify user where name=alice set RawUsage=0 >/dev/null || fail "sacctmgr set RawUsage=0 failed"
+sacctmgr -i modify user where name=alice account=physics set RawUsage=0 >/dev/null || fail "sacctmgr set RawUsage=0 failed"
 wait_for 30 "fairway to forget alice's usage" ctld_log_has "was reset; forgetting its usage" ||
     fail "the RawUsage reset was not taken over: $(slurmctld_log_since_start | grep fairway | tail -n 3 | tr '\n' ';')"
 touch -d '-1 second' "$STATE_FILE"; stamp=$(stat -c %Y "$STATE_FILE")
