@@ -140,20 +140,29 @@ std::optional<std::string> spank_env_value(const job_desc_msg_t& desc, const std
     return value;
 }
 
-void set_spank_env(job_desc_msg_t& desc, const std::string& name, const std::optional<std::string>& value) {
+static void set_env_entry(char**& array, std::uint32_t& size, const std::string& name, const std::optional<std::string>& value) {
     std::uint32_t kept = 0;
-    for (std::uint32_t i = 0; desc.spank_job_env && i < desc.spank_job_env_size; ++i) {
-        if (is_entry_of(desc.spank_job_env[i], name)) xfree(desc.spank_job_env[i]);
-        else desc.spank_job_env[kept++] = desc.spank_job_env[i];
+    for (std::uint32_t i = 0; array && i < size; ++i) {
+        if (is_entry_of(array[i], name)) xfree(array[i]);
+        else array[kept++] = array[i];
     }
-    desc.spank_job_env_size = kept;
+    size = kept;
     if (value) {
         // One spare slot keeps the array NULL-terminated for code that walks it as environ.
-        xrecalloc(desc.spank_job_env, kept + 2, sizeof(char*));
-        desc.spank_job_env[kept] = xstrdup_printf("%s=%s", name.c_str(), value->c_str());
-        desc.spank_job_env_size = kept + 1;
+        xrecalloc(array, kept + 2, sizeof(char*));
+        array[kept] = xstrdup_printf("%s=%s", name.c_str(), value->c_str());
+        size = kept + 1;
     }
-    if (desc.spank_job_env) desc.spank_job_env[desc.spank_job_env_size] = nullptr;
+    if (array) array[size] = nullptr;
+}
+
+void set_spank_env(job_desc_msg_t& desc, const std::string& name, const std::optional<std::string>& value) {
+    set_env_entry(desc.spank_job_env, desc.spank_job_env_size, name, value);
+}
+
+void set_batch_env(job_desc_msg_t& desc, const std::string& name, const std::optional<std::string>& value) {
+    if (!desc.script || !desc.environment) return;
+    set_env_entry(desc.environment, desc.env_size, name, value);
 }
 
 void append_admin_comment(job_desc_msg_t& desc, const std::string& text) {

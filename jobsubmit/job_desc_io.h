@@ -27,6 +27,9 @@ std::optional<std::string> spank_env_value(const job_desc_msg_t& desc, const std
 // with nullopt, only removes.
 void set_spank_env(job_desc_msg_t& desc, const std::string& name, const std::optional<std::string>& value);
 
+// The same for a batch job's environment (no-op for salloc/srun jobs, which have none).
+void set_batch_env(job_desc_msg_t& desc, const std::string& name, const std::optional<std::string>& value);
+
 // Appends `text` to the admin comment ("; " between entries).
 void append_admin_comment(job_desc_msg_t& desc, const std::string& text);
 

@@ -1,0 +1,105 @@
+#!/bin/bash
+# slurmctld never trusts what travels with a job: a client that bypasses the SPANK plugin (libslurm
+# directly) puts hostile preset names and user-preset text into spank_job_env; job_submit/fairway
+# must reject each with a clear message, quickly, and slurmctld must stay up (same pid).
+. "$FAIRWAY_SRC/tests/lib.sh"
+. "$FAIRWAY_SRC/tests/cluster/testlib.sh"
+require_cluster
+command -v gcc >/dev/null || skip "gcc is needed to build the raw submitter"
+
+work=$(mktemp -d /tmp/t-presets-hostile.XXXXXX)
+chmod 0755 "$work"
+jobs=()
+cleanup() { [ ${#jobs[@]} -gt 0 ] && scancel "${jobs[@]}" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$work"; }
+trap cleanup EXIT
+
+# A held batch job submitted through libslurm with the given spank_job_env entries (argv); with
+# RAW_OUTPUT=FILE in its environment the job runs instead and writes its environment to FILE.
+cat >"$work/raw-submit.c" <<'C'
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+int main(int argc, char **argv) {
+    job_desc_msg_t desc;
+    submit_response_msg_t *resp = NULL;
+    char *env[] = {"PATH=/usr/bin:/bin", "FAIRWAY_APPLIED_PRESETS=forged", NULL};
+    slurm_init_job_desc_msg(&desc);
+    desc.name = "t-presets-hostile";
+    desc.script = "#!/bin/sh\ntrue\n";
+    desc.user_id = getuid();
+    desc.group_id = getgid();
+    desc.work_dir = "/tmp";
+    desc.std_out = "/dev/null";
+    desc.priority = 0; /* held */
+    if (getenv("RAW_OUTPUT")) {
+        desc.priority = NO_VAL;
+        desc.std_out = getenv("RAW_OUTPUT");
+        desc.script = "#!/bin/sh\nenv\n";
+    }
+    desc.environment = env;
+    desc.env_size = 2;
+    desc.spank_job_env = argv + 1;
+    desc.spank_job_env_size = argc - 1;
+    if (slurm_submit_batch_job(&desc, &resp) != SLURM_SUCCESS) {
+        printf("refused: %s\n", slurm_strerror(errno));
+        return 1;
+    }
+    printf("%u\n", resp->job_id);
+    return 0;
+}
+C
+gcc -o "$work/raw-submit" "$work/raw-submit.c" -lslurm || fail "cannot build the raw submitter"
+raw() { as_user alice "$work/raw-submit" "$@" 2>&1; }
+chown alice "$work"
+
+presets=$CLUSTER_STATE/presets.d
+printf 'name: t-presets-hostile\ntime: 11\n' >"$presets/t-presets-hostile.yaml"
+chmod 0644 "$presets/t-presets-hostile.yaml"
+trap 'cleanup; rm -f "$presets/t-presets-hostile.yaml"' EXIT
+ctld=$(slurmctld_pid)
+
+opt=_SLURM_SPANK_OPTION_fairway_preset
+note "the raw path works: a site preset named in spank_job_env applies"
+out=$(raw _SLURM_SPANK_OPTION_fairway_preset=t-presets-hostile) || fail "raw submission refused: $out"
+jobs+=("$out")
+expect_eq "$(scontrol show job "$out" | grep -oE 'TimeLimit=[^ ]+')" "TimeLimit=00:11:00" "raw job time limit"
+expect_match "$(scontrol show job "$out")" "AdminComment=fairway-presets=t-presets-hostile" "raw job record"
+
+note "a client cannot claim what was applied: FAIRWAY_APPLIED_PRESETS is job_submit's alone"
+out=$(RAW_OUTPUT=$work/forged.out raw FAIRWAY_APPLIED_PRESETS=forged) || fail "raw submission refused: $out"
+jobs+=("$out")
+out2=$(RAW_OUTPUT=$work/applied.out raw FAIRWAY_APPLIED_PRESETS=forged "$opt=t-presets-hostile") || fail "raw submission refused: $out2"
+jobs+=("$out2")
+wait_for 60 "the two jobs to finish" sh -c "grep -q PATH= '$work/forged.out' && grep -q PATH= '$work/applied.out'" ||
+    fail "jobs $out $out2 did not run: $(squeue -h -j "$out,$out2" -o '%i %T %r' | tr '\n' ' ')"
+expect_eq "$(grep -c FAIRWAY_APPLIED_PRESETS "$work/forged.out")" 0 "forged value without presets"
+expect_match "$(grep FAIRWAY_APPLIED_PRESETS "$work/applied.out")" "FAIRWAY_APPLIED_PRESETS=t-presets-hostile$" "applied presets in the job"
+
+b64() { printf '%s' "$1" | base64 -w0; }
+long=$(head -c 40000 /dev/zero | tr '\0' 'a')
+# refuse WHAT ENTRY...: the submission must be refused with a fairway message matching WHAT.
+refuse() {
+    local what=$1; shift
+    local start=$SECONDS out
+    if out=$(raw "$@"); then jobs+=("$out"); fail "accepted ($*): job $out"; fi
+    expect_match "$out" "fairway: .*$what" "refusal of $*"
+    [ $((SECONDS - start)) -lt 10 ] || fail "refusing took $((SECONDS - start))s"
+    note "refused: $(printf '%s' "$out" | head -n 1)"
+}
+opt=_SLURM_SPANK_OPTION_fairway_preset
+refuse "unknown preset" "$opt=nope"
+refuse "invalid preset" "$opt=bad name"
+refuse "more than 16" "$opt=$(printf 'a,%.0s' {1..20})a"
+refuse "was not carried" "$opt=./x.yaml"
+refuse "key 'FAIRWAY_USER_PRESETS': malformed" "$opt=./x.yaml" "FAIRWAY_USER_PRESETS=%%%"
+refuse "exceed the limit" "$opt=./x.yaml" "FAIRWAY_USER_PRESETS=$(b64 ./x.yaml):$(b64 "$long")"
+refuse "YAML documents" "$opt=./x.yaml" "FAIRWAY_USER_PRESETS=$(b64 ./x.yaml):$(b64 ',')"
+refuse "control character" "$opt=./x.yaml" "FAIRWAY_USER_PRESETS=$(b64 ./x.yaml):$(printf 'a\001b' | base64 -w0)"
+refuse "not valid YAML" "$opt=./x.yaml" "FAIRWAY_USER_PRESETS=$(b64 ./x.yaml):$(b64 "$(head -c 3000 /dev/zero | tr '\0' '[')")"
+refuse "env.SLURM_CONF" "$opt=./x.yaml" "FAIRWAY_USER_PRESETS=$(b64 ./x.yaml):$(b64 $'env:\n  SLURM_CONF: /tmp/x')"
+
+scontrol ping | grep -q 'is UP' || fail "slurmctld is down"
+expect_eq "$(slurmctld_pid)" "$ctld" "slurmctld pid"
