@@ -148,6 +148,10 @@ submit alice --preset=t-presets-long
 expect_field "$job" TimeLimit 00:28:00
 expect_eq "$(slurmctld_pid)" "$ctld_before" "slurmctld pid (no restart)"
 
+note "   ... and for srun allocations too"
+out=$(as_user alice srun --preset=t-presets-long -n1 sh -c 'scontrol show job $SLURM_JOB_ID' 2>&1) || fail "srun --preset failed: $out"
+expect_match "$out" "TimeLimit=00:28:00" "srun job time limit"
+
 note "11. a user's own preset file travels with the job; forbidden env names are refused"
 printf 'partition: debug\ntime: 7\ngpus: h100:2\n' >"$userdir/mine.yaml"
 printf 'env:\n  LD_PRELOAD: /tmp/evil.so\n' >"$userdir/evil.yaml"

@@ -145,3 +145,26 @@ TEST_F(SitePresetsTest, CacheFollowsTheConfiguredDirectory) {
 
 }  // namespace
 }  // namespace fairway::presets
+
+namespace fairway::presets {
+namespace {
+
+// The shipped examples (etc/presets.d) load; run-tests exports FAIRWAY_SRC.
+TEST(ExamplePresets, LoadAndResolve) {
+    const char* src = std::getenv("FAIRWAY_SRC");
+    if (!src) GTEST_SKIP() << "FAIRWAY_SRC is not set";
+    std::vector<Preset> all;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(src) + "/etc/presets.d"))
+        if (entry.path().extension() == ".yaml")
+            for (auto& preset : load_preset_file(entry.path(), EnvPolicy{})) all.push_back(std::move(preset));
+    PresetCatalog catalog(std::move(all));
+    PresetResolver resolver(catalog, EnvPolicy{});
+    auto merged = merge_presets(JobRequest{}, resolver.resolve("a100-train,nccl-ib"));
+    EXPECT_EQ(merged.gpus_per_node, (GpuCount{"a100", 4}));
+    EXPECT_EQ(merged.env.at("NCCL_IB_DISABLE"), "0");
+    EXPECT_EQ(merged.gpu_binding, (GpuBinding{GpuBindingPolicy::per_rank, 1}));
+    EXPECT_EQ(catalog.names(), (std::vector<std::string>{"a100-train", "debug", "infer-h100", "infer-small", "nccl-ib"}));
+}
+
+}  // namespace
+}  // namespace fairway::presets
