@@ -48,7 +48,8 @@ DesiredObject cluster_queue(const BridgeConfig& config, const QuotaGroup& group,
     nlohmann::json flavors = nlohmann::json::array();
     for (std::size_t i = 0; i < gpu_partitions.size(); ++i)
         flavors.push_back({{"name", flavor_name(gpu_partitions[i])},
-                           {"resources", {{{"name", config.kubernetes.gpu_resource}, {"nominalQuota", quotas[i]}}}}});
+                           // No borrowing from the cohort: Kubernetes must stay within L_k.
+                           {"resources", {{{"name", config.kubernetes.gpu_resource}, {"nominalQuota", quotas[i]}, {"borrowingLimit", 0}}}}});
     nlohmann::json spec = {
         {"cohort", config.kubernetes.cohort},
         {"namespaceSelector",

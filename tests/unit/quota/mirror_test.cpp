@@ -31,6 +31,8 @@ TEST(Mirror, KueueObjectsForGpuPartitionsAndGroups) {
     ASSERT_TRUE(cq);
     EXPECT_EQ(cq->body["metadata"]["labels"][kManagedByLabel], kManagedByValue);
     EXPECT_EQ(cq->body["spec"]["cohort"], "fairway");
+    EXPECT_EQ(cq->body["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["borrowingLimit"], 0)
+        << "borrowing from the cohort would let Kubernetes exceed L_k";
     EXPECT_EQ(read_queue(cq->body, Backend::kueue, "nvidia.com/gpu").limit, 6) << "nominal quotas add up to L_k";
     EXPECT_EQ(read_queue(find(objects, "ClusterQueue", "fairway-biology")->body, Backend::kueue, "nvidia.com/gpu").limit, 0);
     int local_queues = 0;
