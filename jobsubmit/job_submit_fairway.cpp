@@ -85,11 +85,10 @@ int apply_presets(job_desc_msg_t& desc, uint32_t submit_uid) {
 
     auto application = presets::apply_presets_to_submission(*site, submission);
     // Only this plugin may say what was applied; drop anything the client put there. Tasks never
-    // see spank_job_env (only prolog/epilog do), so batch jobs also get it in their environment,
-    // from where srun steps inside inherit it.
+    // see spank_job_env (only prolog/epilog do), so batch jobs also get it in their environment.
     const auto applied = application ? std::optional(application->applied) : std::nullopt;
     fairway::jobsubmit::set_spank_env(desc, presets::kAppliedPresetsVar, applied);
-    fairway::jobsubmit::set_batch_env(desc, presets::kAppliedPresetsVar, applied);
+    fairway::jobsubmit::set_batch_env(desc, presets::kAppliedPresetsBatchVar, applied);
     if (!application) return SLURM_SUCCESS;
     fairway::jobsubmit::write_job_request(desc, submission.job, application->request);
     fairway::jobsubmit::append_admin_comment(desc, presets::preset_record(*application));

@@ -19,6 +19,9 @@ namespace fairway::presets {
 inline constexpr const char* kSpankPresetOptionVar = "_SLURM_SPANK_OPTION_fairway_preset";
 inline constexpr const char* kUserPresetsVar = "FAIRWAY_USER_PRESETS";
 inline constexpr const char* kAppliedPresetsVar = "FAIRWAY_APPLIED_PRESETS";
+// Tasks never see spank_job_env; a batch job gets the applied list in its environment under the
+// name Slurm gives client-set spank job variables there, and srun steps inside inherit it.
+inline constexpr const char* kAppliedPresetsBatchVar = "SLURM_SPANK_FAIRWAY_APPLIED_PRESETS";
 
 // Encodes user files (path -> text) as one printable string: base64 of a YAML mapping from
 // path to text. Throws InputError (key "preset") when the texts together exceed `max_bytes`.

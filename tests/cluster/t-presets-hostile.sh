@@ -25,7 +25,7 @@ cat >"$work/raw-submit.c" <<'C'
 int main(int argc, char **argv) {
     job_desc_msg_t desc;
     submit_response_msg_t *resp = NULL;
-    char *env[] = {"PATH=/usr/bin:/bin", "FAIRWAY_APPLIED_PRESETS=forged", NULL};
+    char *env[] = {"PATH=/usr/bin:/bin", "SLURM_SPANK_FAIRWAY_APPLIED_PRESETS=forged", NULL};
     slurm_init_job_desc_msg(&desc);
     desc.name = "t-presets-hostile";
     desc.script = "#!/bin/sh\ntrue\n";
@@ -76,7 +76,7 @@ jobs+=("$out2")
 wait_for 60 "the two jobs to finish" sh -c "grep -q PATH= '$work/forged.out' && grep -q PATH= '$work/applied.out'" ||
     fail "jobs $out $out2 did not run: $(squeue -h -j "$out,$out2" -o '%i %T %r' | tr '\n' ' ')"
 expect_eq "$(grep -c FAIRWAY_APPLIED_PRESETS "$work/forged.out")" 0 "forged value without presets"
-expect_match "$(grep FAIRWAY_APPLIED_PRESETS "$work/applied.out")" "FAIRWAY_APPLIED_PRESETS=t-presets-hostile$" "applied presets in the job"
+expect_match "$(grep FAIRWAY_APPLIED_PRESETS "$work/applied.out")" "^SLURM_SPANK_FAIRWAY_APPLIED_PRESETS=t-presets-hostile$" "applied presets in the job"
 
 b64() { printf '%s' "$1" | base64 -w0; }
 long=$(head -c 40000 /dev/zero | tr '\0' 'a')
