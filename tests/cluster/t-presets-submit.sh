@@ -10,14 +10,16 @@ require_cluster
 presets=$CLUSTER_STATE/presets.d
 conf_dir=$(dirname "$SLURM_CONF")/fairway
 [ -d "$presets" ] || fail "the cluster has no presets directory $presets"
-[ -e "$conf_dir/presets.conf" ] && fail "$conf_dir/presets.conf exists; this test owns it while it runs"
 userdir=$(mktemp -d /tmp/t-presets-user.XXXXXX)
 chown alice "$userdir"
+# The test owns presets.conf while it runs; a harness-provided one is put back afterwards.
+saved_conf=""
+[ -e "$conf_dir/presets.conf" ] && { saved_conf=$userdir/presets.conf.saved; cp -p "$conf_dir/presets.conf" "$saved_conf"; }
 jobs=()
 cleanup() {
     [ ${#jobs[@]} -gt 0 ] && scancel "${jobs[@]}" 2>/dev/null
     rm -f "$presets"/t-presets-*.yaml "$conf_dir/presets.conf"
-    rmdir "$conf_dir" 2>/dev/null
+    if [ -n "$saved_conf" ]; then cp -p "$saved_conf" "$conf_dir/presets.conf"; else rmdir "$conf_dir" 2>/dev/null; fi
     rm -rf "$userdir"
 }
 trap cleanup EXIT
@@ -58,6 +60,8 @@ constraint: a100
 time: 20
 requeue: true
 signal: USR1@120'
+
+rm -f "$conf_dir/presets.conf"  # settings of our own below; the defaults until then
 
 note "1. a preset's GPUs, partition, constraint and time reach the job and its record"
 submit alice --preset=t-presets-a100
