@@ -1,6 +1,7 @@
 #include "daemon.h"
 
 #include <csignal>
+#include <unistd.h>
 #include <ctime>
 #include <iostream>
 #include <thread>
@@ -11,6 +12,7 @@ extern "C" {
 
 #include "common/error.h"
 #include "k8s/kube_api.h"
+#include "k8s/queue_watcher.h"
 #include "log.h"
 #include "metrics_server.h"
 #include "reconciler.h"
@@ -27,9 +29,14 @@ void sleep_for(std::chrono::milliseconds wait) { std::this_thread::sleep_for(wai
 
 }  // namespace
 
+namespace {
+KubeCredentials credentials_for(const quota::BridgeConfig& config) {
+    return config.kubernetes.kubeconfig.empty() ? in_cluster_credentials() : load_kubeconfig(config.kubernetes.kubeconfig);
+}
+}  // namespace
+
 std::unique_ptr<HttpClient> connect_kubernetes(const quota::BridgeConfig& config) {
-    KubeCredentials credentials = config.kubernetes.kubeconfig.empty() ? in_cluster_credentials()
-                                                                       : load_kubeconfig(config.kubernetes.kubeconfig);
+    KubeCredentials credentials = credentials_for(config);
     if (credentials.insecure_skip_tls_verify)
         log_event(LogLevel::warn, "TLS verification disabled by the kubeconfig", {{"kubeconfig", credentials.origin}});
     auto timeout = std::chrono::seconds(config.reconcile.write_timeout_seconds);
@@ -106,7 +113,7 @@ void reload(const DaemonOptions& options, quota::BridgeConfig& config, Reconcile
 int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
     sigset_t signals;
     sigemptyset(&signals);
-    for (int s : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals, s);
+    for (int s : {SIGTERM, SIGINT, SIGHUP, SIGUSR1}) sigaddset(&signals, s);  // USR1: a watched queue changed
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
     slurm_init(nullptr);
     auto http = connect_kubernetes(config);
@@ -114,7 +121,13 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
     SlurmClient slurm(config.slurm);
     Reconciler reconciler(config, api, slurm, options.dry_run, monotonic_now());
     std::unique_ptr<MetricsServer> metrics;
-    if (!options.once) metrics = std::make_unique<MetricsServer>(config.metrics_listen);
+    std::unique_ptr<QueueWatcher> watcher;
+    if (!options.once) {
+        metrics = std::make_unique<MetricsServer>(config.metrics_listen);
+        watcher = std::make_unique<QueueWatcher>(credentials_for(config), queue_collection(config.kubernetes.backend),
+                                                 std::string(quota::kManagedByLabel) + "=" + quota::kManagedByValue,
+                                                 [] { kill(getpid(), SIGUSR1); });
+    }
     log_event(LogLevel::info, "started", {{"server", http->server()}, {"groups", std::to_string(config.groups.size())},
                                           {"dry_run", options.dry_run ? "true" : "false"},
                                           {"metrics_port", metrics ? std::to_string(metrics->port()) : "off"}});
@@ -129,6 +142,7 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
         totals.failed_writes += report.failed_writes;
         totals.last_seconds = took.count() / 1000.0;
         totals.seconds_sum += totals.last_seconds;
+        if (watcher) totals.watch_events = watcher->events();
         if (metrics) metrics->publish(render_metrics(report, totals, api.counters()), report.slurm_ok && report.kube_ok);
         std::chrono::seconds pause(config.reconcile.period_seconds);
         if (options.once) {

@@ -7,6 +7,7 @@ bridge_libbridge_la_SOURCES = \
 	bridge/k8s/kubeconfig.cpp bridge/k8s/kubeconfig.h \
 	bridge/k8s/http_client.cpp bridge/k8s/http_client.h \
 	bridge/k8s/kube_api.cpp bridge/k8s/kube_api.h \
+	bridge/k8s/queue_watcher.cpp bridge/k8s/queue_watcher.h \
 	bridge/slurm/slurm_client.cpp bridge/slurm/slurm_client.h \
 	bridge/reconciler.cpp bridge/reconciler.h \
 	bridge/metrics_server.cpp bridge/metrics_server.h

@@ -61,6 +61,8 @@ std::string render_metrics(const CycleReport& last, const CycleTotals& totals, c
     out << "fairway_bridge_writes_total " << totals.writes << "\n";
     counter(out, "fairway_bridge_write_failures_total", "Writes that failed.");
     out << "fairway_bridge_write_failures_total " << totals.failed_writes << "\n";
+    counter(out, "fairway_bridge_watch_events_total", "Queue changes seen by the watch (each starts a cycle).");
+    out << "fairway_bridge_watch_events_total " << totals.watch_events << "\n";
     counter(out, "fairway_bridge_api_requests_total", "Kubernetes API requests, retries included.");
     out << "fairway_bridge_api_requests_total " << api.requests << "\n";
     counter(out, "fairway_bridge_api_errors_total", "Kubernetes API requests that failed (status or transport).");

@@ -15,7 +15,7 @@ namespace fairway::bridge {
 
 // Counters the daemon keeps across cycles.
 struct CycleTotals {
-    long cycles = 0, writes = 0, failed_writes = 0;
+    long cycles = 0, writes = 0, failed_writes = 0, watch_events = 0;
     double seconds_sum = 0, last_seconds = 0;
 };
 

@@ -48,6 +48,10 @@ std::size_t read_header(char* data, std::size_t size, std::size_t count, void* s
     return size * count;
 }
 
+int check_cancel(void* cancelled, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+    return (*static_cast<std::function<bool()>*>(cancelled))() ? 1 : 0;
+}
+
 void set_blob(CURL* handle, CURLoption option, const std::string& pem) {
     curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
     curl_easy_setopt(handle, option, &blob);
@@ -115,6 +119,11 @@ HttpResponse HttpClient::perform(const HttpRequest& request, std::chrono::second
         curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, static_cast<long>(request.body.size()));
     }
     configure_tls();
+    if (cancelled_) {
+        curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+        curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, check_cancel);
+        curl_easy_setopt(h, CURLOPT_XFERINFODATA, &cancelled_);
+    }
     curl_slist* headers = nullptr;
     headers = curl_slist_append(headers, "Accept: application/json");
     headers = curl_slist_append(headers, ("Content-Type: " + request.content_type).c_str());

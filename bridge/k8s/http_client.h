@@ -47,6 +47,9 @@ public:
     HttpResponse stream(const HttpRequest& request, std::chrono::seconds limit,
                         const std::function<bool(std::string_view)>& on_line);
 
+    // Polled during transfers; returning true aborts the one in progress (stops a watch at shutdown).
+    void set_cancel(std::function<bool()> cancelled) { cancelled_ = std::move(cancelled); }
+
     const std::string& server() const { return credentials_.server; }
     const std::string& origin() const { return credentials_.origin; }
 
@@ -59,6 +62,7 @@ private:
 
     KubeCredentials credentials_;
     std::chrono::seconds timeout_;
+    std::function<bool()> cancelled_;
     std::unique_ptr<CURL, CurlDeleter> handle_;
 };
 

@@ -79,6 +79,7 @@ expect_match "$metrics" '^fairway_bridge_group_quota_gpus\{group="physics"\} 8$'
 expect_match "$metrics" '^fairway_bridge_group_limit_gpus\{group="physics",side="kubernetes"\} 4$' "limit metric"
 expect_match "$metrics" '^fairway_bridge_api_requests_total [1-9]' "API request counter"
 expect_eq "$(curl -sS "http://127.0.0.1:$port/healthz")" "ok" "/healthz"
+expect_match "$metrics" '^fairway_bridge_watch_events_total [1-9]' "watch events (the quota raise is a MODIFIED event)"
 
 # Partitions are followed both ways.
 scontrol create PartitionName=bridgetest Nodes=node1 State=UP PriorityTier=7 >/dev/null || fail "cannot create a partition"
