@@ -40,8 +40,17 @@ DesiredObject resource_flavor(const BridgeConfig& config, const PartitionInfo& p
                         {{"spec", {{"nodeLabels", labels}}}});
 }
 
-DesiredObject cluster_queue(const BridgeConfig& config, const QuotaGroup& group, const std::vector<PartitionInfo>& gpu_partitions,
+std::vector<PartitionInfo> largest_partitions(std::vector<PartitionInfo> partitions) {
+    if (partitions.size() <= kMaxFlavorsPerQueue) return partitions;
+    std::stable_sort(partitions.begin(), partitions.end(), [](auto& a, auto& b) { return a.gpus > b.gpus; });
+    partitions.resize(kMaxFlavorsPerQueue);
+    std::sort(partitions.begin(), partitions.end(), [](auto& a, auto& b) { return a.name < b.name; });
+    return partitions;
+}
+
+DesiredObject cluster_queue(const BridgeConfig& config, const QuotaGroup& group, const std::vector<PartitionInfo>& all_partitions,
                             long limit) {
+    const std::vector<PartitionInfo> gpu_partitions = largest_partitions(all_partitions);
     std::vector<long> capacity;
     for (const auto& p : gpu_partitions) capacity.push_back(p.gpus);
     auto quotas = split_over_flavors(limit, capacity);

@@ -15,6 +15,9 @@ namespace fairway::quota {
 
 inline constexpr const char* kManagedByLabel = "app.kubernetes.io/managed-by";
 inline constexpr const char* kManagedByValue = "fairway-bridge";
+// Kueue v1beta1 allows at most 64 flavors in a resource group: a ClusterQueue covers the 64
+// partitions with the most GPUs (every partition still gets its ResourceFlavor).
+inline constexpr std::size_t kMaxFlavorsPerQueue = 64;
 
 struct PartitionInfo {
     std::string name;

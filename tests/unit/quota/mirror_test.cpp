@@ -45,6 +45,19 @@ TEST(Mirror, KueueObjectsForGpuPartitionsAndGroups) {
     for (const auto& o : objects) EXPECT_EQ(o.body["metadata"]["labels"][kManagedByLabel], kManagedByValue) << o.name;
 }
 
+TEST(Mirror, AClusterQueueCoversAtMost64FlavorsAndStillAddsUpToItsLimit) {
+    std::vector<PartitionInfo> partitions;
+    for (int i = 0; i < 100; ++i) partitions.push_back({"p" + std::to_string(100 + i), i < 10 ? 8 : 4, 1});
+    auto objects = desired_objects(two_groups(Backend::kueue), partitions, {{"physics", 50}});
+    const auto* cq = find(objects, "ClusterQueue", "fairway-physics");
+    ASSERT_TRUE(cq);
+    const auto& flavors = cq->body["spec"]["resourceGroups"][0]["flavors"];
+    EXPECT_EQ(flavors.size(), kMaxFlavorsPerQueue);
+    EXPECT_EQ(flavors[0]["name"], "slurm-p100") << "the partitions with the most GPUs are kept";
+    EXPECT_EQ(read_queue(cq->body, Backend::kueue, "nvidia.com/gpu").limit, 50);
+    EXPECT_TRUE(find(objects, "ResourceFlavor", "slurm-p199"));
+}
+
 TEST(Mirror, VolcanoQueueCapabilityIsTheLimit) {
     auto objects = desired_objects(two_groups(Backend::volcano), {{"gpu", 16, 1}}, {{"physics", 5}, {"biology", 3}});
     ASSERT_EQ(objects.size(), 2u);
