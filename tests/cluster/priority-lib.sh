@@ -50,3 +50,21 @@ ctld_log_has() { slurmctld_log_since_start | grep -qF -- "$1"; }
 # ran_pass: the plugin finished at least one calculation pass since slurmctld started (the state
 # file is written at the end of each pass's charging step).
 state_newer_than_start() { [ "$STATE_FILE" -nt "$CLUSTER_STATE/run/slurmctld.pid" ]; }
+
+# wait_pass: waits until the plugin completes another calculation pass (it rewrites the state file).
+wait_pass() {
+    local stamp
+    touch -d '-1 second' "$STATE_FILE" 2>/dev/null
+    stamp=$(stat -c %Y "$STATE_FILE" 2>/dev/null || echo 0)
+    wait_for 30 "a calculation pass" eval '[ "$(stat -c %Y "$STATE_FILE" 2>/dev/null || echo 0)" -gt '"$stamp"' ]'
+}
+
+# settled_usage USER: USER's RawUsage once a whole pass leaves it unchanged (all jobs charged).
+settled_usage() {
+    local a b tries
+    for tries in 1 2 3 4 5 6 7 8 9 10; do
+        a=$(raw_usage "$1"); wait_pass || return 1; wait_pass || return 1; b=$(raw_usage "$1")
+        [ "$a" = "$b" ] && { echo "$b"; return 0; }
+    done
+    return 1
+}
