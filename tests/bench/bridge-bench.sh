@@ -13,6 +13,8 @@ bridge=$FAIRWAY_BUILD/bridge/fairway-bridge
 base_parts=${1:-500} base_ns=${2:-20}
 work=$(mktemp -d)
 pid=
+# Fresh namespace names per run: without a namespace controller a deleted namespace never goes away.
+ns_prefix=bench$(date +%s)-
 
 teardown_scale() {
     [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; pid=
@@ -32,13 +34,13 @@ run_scale() {  # run_scale PARTITIONS NAMESPACES -> prints one result line
     local parts=$1 spaces=$2 i accounts="" started
     for i in $(seq -f %03g 1 "$spaces"); do accounts="$accounts${accounts:+,}bb$i"; done
     sacctmgr -i add account "$accounts" Cluster="$(scontrol show config | sed -n 's/^ClusterName *= *//p')" >/dev/null
-    for i in $(seq -f %03g 1 "$spaces"); do kubectl create ns "bb-$i" >/dev/null 2>&1; done
+    for i in $(seq -f %03g 1 "$spaces"); do kubectl create ns "$ns_prefix$i" >/dev/null 2>&1; done
     for i in $(seq -f %03g 1 "$parts"); do scontrol create PartitionName="bb$i" Nodes=node[1-4] State=UP; done
     { echo "kubernetes: {kubeconfig: $KUBECONFIG}"
       echo "reconcile: {period_seconds: 1, stale_after_seconds: 30, write_timeout_seconds: 1}"
       echo 'metrics: {listen: "127.0.0.1:0"}'
       echo "groups:"
-      for i in $(seq -f %03g 1 "$spaces"); do echo "  - {name: bb$i, accounts: [bb$i], namespaces: [bb-$i], gpus: 8}"; done
+      for i in $(seq -f %03g 1 "$spaces"); do echo "  - {name: bb$i, accounts: [bb$i], namespaces: [$ns_prefix$i], gpus: 8}"; done
     } >"$work/bridge.yaml"
     : >"$work/log"
     "$bridge" --config "$work/bridge.yaml" >"$work/log" 2>&1 &
