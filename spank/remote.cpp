@@ -57,11 +57,26 @@ std::vector<binding::StepGpu> step_gpus(spank_t sp, const binding::PluginConfig&
     return gpus;
 }
 
+// Job_submit/fairway's record of the account defaults reaches batch jobs only (slurmctld hands a
+// job's environment to the batch step; an allocation made by srun or salloc carries none, and
+// its spank_job_env never reaches slurmstepd). A step that names no preset and carries no record
+// therefore gets its account's defaults here, by the rule job_submit/fairway applied: the job's
+// account (SLURM_JOB_ACCOUNT, set by slurmctld) looked up in the same presets.conf.
+std::optional<std::string> account_default(spank_t sp, const presets::SiteConfig& site) {
+    auto account = step_env(sp, "SLURM_JOB_ACCOUNT");
+    if (!account) return std::nullopt;
+    auto found = site.account_defaults.find(*account);
+    if (found == site.account_defaults.end()) return std::nullopt;
+    return found->second;
+}
+
 StepPlan make_plan(spank_t sp, const PluginContext& context) {
     StepPlan plan;
     auto inputs = step_inputs(sp, context);
+    auto site = site_config(context.config);  // one small file; the presets directory only if needed
+    if (!inputs.preset_option && !inputs.applied_presets) inputs.applied_presets = account_default(sp, site);
     if (!inputs.preset_option && !inputs.applied_presets && !inputs.gpu_policy_option) return plan;
-    auto config = effective_config(context.config);
+    auto config = binding::with_site_config(context.config, site);
     binding::PresetSources sources{
         [&config] { return presets::load_site_directory(config.presets_dir, presets::EnvPolicy{config.allow_env}); },
         nullptr};

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "binding/plugin_config.h"
+#include "presets/loader.h"
 
 namespace fairway::spank {
 
@@ -9,5 +10,8 @@ namespace fairway::spank {
 // presets, to keep other launches free of file access). Throws fairway::InputError when
 // presets.conf is malformed or writable by non-root.
 binding::PluginConfig effective_config(const binding::PluginConfig& plugstack_args);
+
+// The site's presets.conf as job_submit/fairway finds it (same rules as effective_config).
+presets::SiteConfig site_config(const binding::PluginConfig& plugstack_args);
 
 }  // namespace fairway::spank

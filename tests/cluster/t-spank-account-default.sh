@@ -1,0 +1,64 @@
+#!/bin/bash
+# An account-default preset (presets.conf account_defaults) reaches the steps of jobs that plain
+# srun and salloc create, not only batch jobs: every rank gets the preset's environment, its GPU
+# binding and the training environment. A user of another account gets nothing, and a job that
+# names a preset gets that one instead of its account's default.
+. "$FAIRWAY_SRC/tests/lib.sh"
+. "$FAIRWAY_SRC/tests/cluster/testlib.sh"
+. "$FAIRWAY_SRC/tests/cluster/spank-lib.sh"
+
+spank_setup
+conf_dir=$(dirname "$SLURM_CONF")/fairway
+saved_conf=""
+[ -e "$conf_dir/presets.conf" ] && { saved_conf=$SPANK_TMP/presets.conf.saved; cp -p "$conf_dir/presets.conf" "$saved_conf"; }
+restore_conf() {
+    rm -f "$conf_dir/presets.conf"
+    if [ -n "$saved_conf" ]; then cp -p "$saved_conf" "$conf_dir/presets.conf"; else rmdir "$conf_dir" 2>/dev/null; fi
+}
+trap 'restore_conf; spank_cleanup' EXIT
+wait_idle 60
+spank_preset tspank-acct <<'YAML'
+gpu-binding: per-rank:2
+distributed-env: true
+env: {TSPANK_ACCT: physics-default}
+YAML
+spank_preset tspank-named <<'YAML'
+env: {TSPANK_ACCT: named}
+YAML
+mkdir -p "$conf_dir" && chmod 0755 "$conf_dir" || fail "cannot create $conf_dir"
+printf 'account_defaults:\n  physics: tspank-acct\n' >"$conf_dir/presets.conf" && chmod 0644 "$conf_dir/presets.conf" ||
+    fail "cannot write presets.conf"
+
+report='echo "HOST=$(hostname) RANK=${RANK-unset} LOCAL=${LOCAL_RANK-unset} WORLD=${WORLD_SIZE-unset} CVD=$CUDA_VISIBLE_DEVICES STEPGPUS=$SLURM_STEP_GPUS ACCT=${TSPANK_ACCT-unset}"'
+
+# check_ranks OUTPUT WHAT: 4 ranks on 2 nodes, each with the default's env and 2 of the node's GPUs.
+check_ranks() {
+    expect_eq "$(printf '%s\n' "$1" | grep -c '^HOST=')" 4 "ranks of $2"
+    for rank in 0 1 2 3; do
+        local line local_rank step_gpus want
+        line=$(printf '%s\n' "$1" | grep " RANK=$rank ") || fail "$2: no output from rank $rank"
+        local_rank=$(sed 's/.* LOCAL=\([0-9]*\) .*/\1/' <<<"$line")
+        step_gpus=$(sed 's/.* STEPGPUS=\([0-9,]*\) .*/\1/' <<<"$line")
+        want=$(echo "$step_gpus" | cut -d, -f$((2 * local_rank + 1))-$((2 * local_rank + 2)))
+        expect_match "$line" " WORLD=4 CVD=$want " "$2: per-rank:2 GPUs and training env of rank $rank"
+        expect_match "$line" " ACCT=physics-default$" "$2: the account default's env on rank $rank"
+    done
+}
+
+out=$(as_user alice timeout 60 srun -N2 --ntasks-per-node=2 --gpus-per-node=4 bash -c "$report" 2>&1) ||
+    fail "srun as alice failed: $out"
+note "$out"
+check_ranks "$out" "plain srun (alice, physics)"
+
+out=$(as_user alice timeout 60 salloc -N2 --ntasks-per-node=2 --gpus-per-node=4 \
+    srun bash -c "$report" 2>/dev/null) || fail "salloc as alice failed: $out"
+note "$out"
+check_ranks "$out" "srun inside salloc (alice, physics)"
+
+out=$(as_user bob timeout 60 srun -N1 -n1 --gpus-per-node=1 bash -c "$report" 2>&1) || fail "srun as bob failed: $out"
+expect_match "$out" ' RANK=unset .* ACCT=unset$' "bob's account (biology) has no default"
+
+out=$(as_user alice timeout 60 srun -N1 -n1 --preset=tspank-named bash -c "$report" 2>&1) ||
+    fail "srun --preset as alice failed: $out"
+expect_match "$out" ' RANK=unset .* ACCT=named$' "a named preset replaces the account default"
+exit 0
