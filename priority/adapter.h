@@ -40,6 +40,7 @@ private:
         std::vector<UsageCharge> charges;
         std::optional<fairshare::AssociationTree> tree;
         std::vector<fairshare::AssocId> reset_by_admin;
+        bool rebuilt = false;   // the ledger was rebuilt from accounting before this pass
     };
 
     std::shared_ptr<const Settings> current_settings();
@@ -53,6 +54,7 @@ private:
     int reprioritize_jobs(time_t now);
     void warn_if_gpus_unbilled();
     void save_state();
+    void save_state_if_due(const CollectedUsage& usage, time_t now);
     bool may_see_job(const job_record_t* job, uid_t uid) const;
 
     SlurmctldSymbols symbols_;
@@ -60,6 +62,8 @@ private:
     bool with_accounting_ = false;
     uint16_t client_dampening_ = 1;
     JobChargeTracker charges_;   // guarded by slurmctld's job write lock
+    time_t last_saved_ = 0;      // the pass thread's last state file write (0: none yet) ...
+    std::string last_saved_to_;  // ... and its path; both touched only by the pass thread
     PeriodicThread thread_;
 
     std::mutex state_mutex_;     // guards everything below

@@ -1,7 +1,8 @@
 // One calculation pass of the "fairway_prio" thread, in numbered steps:
 //   1. rebuild the ledger from accounting if it is missing or stale (no Slurm lock held)
 //   2. collect the running jobs' new usage and the association tree (job write + assoc read locks)
-//   3. charge and advance the ledger, save it atomically (fairway's own mutex; file I/O unlocked)
+//   3. charge and advance the ledger, save it atomically (fairway's own mutex; file I/O unlocked);
+//      a pass that charged nothing skips the save while the file is younger than 1.5 periods
 //   4. compute fair-share (core, no lock) and publish it to assoc_mgr (assoc write lock)
 //   5. recompute pending jobs' priorities; mark jobs updated only if one changed (job write lock)
 #include <chrono>
@@ -41,7 +42,7 @@ void Adapter::run_pass()
             rebuild_if_needed(*settings, now);
         const CollectedUsage usage = collect_usage(now);
         const auto tree = charge_and_advance(usage, now);
-        save_state();
+        save_state_if_due(usage, now);
         if (tree)
             publish(*settings, *tree);
         const int changed = reprioritize_jobs(now);
@@ -64,6 +65,7 @@ Adapter::CollectedUsage Adapter::collect_usage(time_t now)
         rebuilt_until.swap(rebuilt_until_);
     }
     CollectedUsage usage;
+    usage.rebuilt = rebuilt_until.has_value();
     SlurmctldLock jobs(symbols_, {.job = WRITE_LOCK, .part = READ_LOCK});
     AssocMgrLock assoc({.assoc = READ_LOCK, .qos = READ_LOCK, .tres = READ_LOCK});
     if (rebuilt_until)
@@ -102,6 +104,23 @@ std::optional<fairshare::AssociationTree> Adapter::charge_and_advance(const Coll
     if (!usage.tree)
         return std::nullopt;
     return usage.tree->with_usage(*ledger_, time_point(now));
+}
+
+// Writing the state file (serialise, write, fsync) is most of an idle pass's cost. Without new
+// charges the saved ledger differs from the current one only by its clock, which loading advances
+// anyway; saving at least every 1.5 periods keeps the file well inside recovery's tolerance
+// (2 periods + 60 s), so a kill -9 loses nothing and still recovers instead of rebuilding.
+void Adapter::save_state_if_due(const CollectedUsage& usage, time_t now)
+{
+    const bool idle = usage.charges.empty() && usage.reset_by_admin.empty() && !usage.rebuilt;
+    const auto settings = current_settings();
+    const time_t period = settings->calc_period.count();
+    const bool recent = last_saved_ > 0 && now >= last_saved_ && (now - last_saved_) * 2 < period * 3;
+    if (idle && recent && last_saved_to_ == settings->state_file)
+        return;
+    save_state();
+    last_saved_ = now;
+    last_saved_to_ = settings->state_file;
 }
 
 void Adapter::publish(const Settings& settings, const fairshare::AssociationTree& tree)

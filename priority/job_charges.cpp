@@ -14,7 +14,8 @@ bool has_ended(const job_record_t* job)
 // its old start time while it waits).
 bool accrues_usage(const job_record_t* job)
 {
-    return job->start_time && job->assoc_ptr && (!IS_JOB_PENDING(job) || has_ended(job));
+    // The state is tested first: a pending job then costs one cache line of its record.
+    return (!IS_JOB_PENDING(job) || has_ended(job)) && job->start_time && job->assoc_ptr;
 }
 
 double usage_factor(const job_record_t* job)
