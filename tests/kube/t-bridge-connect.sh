@@ -4,9 +4,9 @@
 # a wrong CA fails with a clear TLS error, and the token never shows up in the output.
 . "$FAIRWAY_SRC/tests/lib.sh"
 bridge=$FAIRWAY_BUILD/bridge/fairway-bridge
-[ -x "$bridge" ] || skip "fairway-bridge not built"
-[ -n "${KUBECONFIG:-}" ] && [ -n "${FAIRWAY_KUBE_BRIDGE_KUBECONFIG:-}" ] || skip "kube harness not running (no KUBECONFIG)"
-kubectl get --raw /readyz >/dev/null 2>&1 || skip "kube-apiserver not ready"
+[ -x "$bridge" ] || fail "fairway-bridge not built"
+[ -n "${KUBECONFIG:-}" ] && [ -n "${FAIRWAY_KUBE_BRIDGE_KUBECONFIG:-}" ] || fail "kube harness not running (no KUBECONFIG)"
+kubectl get --raw /readyz >/dev/null 2>&1 || fail "kube-apiserver not ready"
 
 work=$(mktemp -d)
 trap 'kubectl delete --ignore-not-found clusterqueue t-connect-cq >/dev/null 2>&1

@@ -6,12 +6,7 @@
 #     Slurm GPUs in use + Kubernetes GPU usage <= Q
 # while it stops/starts the apiserver and kill -9s the bridge. Zero violations, convergence after.
 . "$FAIRWAY_SRC/tests/lib.sh"
-bridge=$FAIRWAY_BUILD/bridge/fairway-bridge
-[ -x "$bridge" ] || skip "fairway-bridge not built"
-[ -n "${KUBECONFIG:-}" ] && [ -n "${FAIRWAY_KUBE_BRIDGE_KUBECONFIG:-}" ] || skip "kube harness not running"
-[ -n "${SLURM_CONF:-}" ] || skip "Slurm cluster harness not running"
-kubectl get --raw /readyz >/dev/null 2>&1 || skip "kube-apiserver not ready"
-scontrol ping >/dev/null 2>&1 || skip "slurmctld not answering"
+. "$FAIRWAY_SRC/tests/kube/bridge-lib.sh"
 cluster=$FAIRWAY_SRC/tests/cluster/cluster kube=$FAIRWAY_SRC/tests/kube/kube
 Q=6
 

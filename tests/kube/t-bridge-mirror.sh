@@ -7,12 +7,7 @@
 #  - a partition created with scontrol appears as a flavor, and disappears when deleted;
 #  - only labelled objects are touched: a foreign ClusterQueue survives.
 . "$FAIRWAY_SRC/tests/lib.sh"
-bridge=$FAIRWAY_BUILD/bridge/fairway-bridge
-[ -x "$bridge" ] || skip "fairway-bridge not built"
-[ -n "${KUBECONFIG:-}" ] && [ -n "${FAIRWAY_KUBE_BRIDGE_KUBECONFIG:-}" ] || skip "kube harness not running"
-[ -n "${SLURM_CONF:-}" ] || skip "Slurm cluster harness not running"
-kubectl get --raw /readyz >/dev/null 2>&1 || skip "kube-apiserver not ready"
-scontrol ping >/dev/null 2>&1 || skip "slurmctld not answering"
+. "$FAIRWAY_SRC/tests/kube/bridge-lib.sh"
 
 work=$(mktemp -d)
 pid=

@@ -4,12 +4,7 @@
 # capability that, with the Slurm GrpTRES, adds up to the quota; SIGHUP with a broken file keeps
 # the old configuration running, SIGHUP with a good one applies it.
 . "$FAIRWAY_SRC/tests/lib.sh"
-bridge=$FAIRWAY_BUILD/bridge/fairway-bridge
-[ -x "$bridge" ] || skip "fairway-bridge not built"
-[ -n "${KUBECONFIG:-}" ] && [ -n "${FAIRWAY_KUBE_BRIDGE_KUBECONFIG:-}" ] || skip "kube harness not running"
-[ -n "${SLURM_CONF:-}" ] || skip "Slurm cluster harness not running"
-kubectl get --raw /readyz >/dev/null 2>&1 || skip "kube-apiserver not ready"
-scontrol ping >/dev/null 2>&1 || skip "slurmctld not answering"
+. "$FAIRWAY_SRC/tests/kube/bridge-lib.sh"
 
 work=$(mktemp -d)
 pid=
