@@ -3,10 +3,10 @@
 
 # require_kube: skips the test unless the kube harness is up (tests/kube/kube start; eval "$(tests/kube/kube env)").
 require_kube() {
-    [ -f "${KUBECONFIG:-}" ] || skip "kube harness not running (KUBECONFIG unset or missing)"
-    [ -f "${FAIRWAY_KUBE_CA:-}" ] || skip "FAIRWAY_KUBE_CA not set (eval \"\$(tests/kube/kube env)\")"
-    [ -n "${FAIRWAY_KUBE_SERVER:-}" ] || skip "FAIRWAY_KUBE_SERVER not set"
-    command -v kubectl >/dev/null || skip "kubectl not installed"
+    [ -f "${KUBECONFIG:-}" ] || fail "kube harness not running (KUBECONFIG unset or missing)"
+    [ -f "${FAIRWAY_KUBE_CA:-}" ] || fail "FAIRWAY_KUBE_CA not set (eval \"\$(tests/kube/kube env)\")"
+    [ -n "${FAIRWAY_KUBE_SERVER:-}" ] || fail "FAIRWAY_KUBE_SERVER not set"
+    command -v kubectl >/dev/null || fail "kubectl not installed"
 }
 
 kc() { kubectl --request-timeout=30s "$@"; }

@@ -5,7 +5,7 @@ set -u
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/kube/common.sh"
 require_kube
-[ -f "${FAIRWAY_KUBE_BRIDGE_KUBECONFIG:-}" ] || skip "FAIRWAY_KUBE_BRIDGE_KUBECONFIG not set"
+[ -f "${FAIRWAY_KUBE_BRIDGE_KUBECONFIG:-}" ] || fail "FAIRWAY_KUBE_BRIDGE_KUBECONFIG not set"
 
 bridge=$FAIRWAY_KUBE_BRIDGE_KUBECONFIG
 role=fairway-t-kube-rbac-$$
