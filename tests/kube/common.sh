@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Helpers shared by the tests/kube/t-*.sh smoke tests (sourced after tests/lib.sh).
 
-# require_kube: skips the test unless the kube harness is up (tests/kube/kube start; eval "$(tests/kube/kube env)").
+# require_kube: fails the test unless the kube harness is up (tests/kube/kube start; eval "$(tests/kube/kube env)").
 require_kube() {
     [ -f "${KUBECONFIG:-}" ] || fail "kube harness not running (KUBECONFIG unset or missing)"
     [ -f "${FAIRWAY_KUBE_CA:-}" ] || fail "FAIRWAY_KUBE_CA not set (eval \"\$(tests/kube/kube env)\")"

@@ -5,7 +5,7 @@ set -u
 . "$FAIRWAY_SRC/tests/lib.sh"
 kube=$FAIRWAY_SRC/tests/kube/kube
 [ -x "${FAIRWAY_CACHE:-/var/cache/fairway}/kube-apiserver-1.20.2/kube-apiserver" ] ||
-    skip "kube-apiserver not built yet (tests/kube/kube build)"
+    fail "kube-apiserver not built yet (tests/kube/kube build)"
 
 export FAIRWAY_KUBE_STATE FAIRWAY_KUBE_PORT=16445 FAIRWAY_ETCD_PORT=23792 FAIRWAY_ETCD_PEER_PORT=23802 FAIRWAY_KUBE_CRDS=own
 FAIRWAY_KUBE_STATE=$(mktemp -d /var/tmp/fairway-kube-lifecycle.XXXXXX)
