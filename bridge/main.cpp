@@ -10,6 +10,7 @@
 
 #include <curl/curl.h>
 
+#include "fairway_config.h"
 #include "common/error.h"
 #include "daemon.h"
 #include "log.h"
