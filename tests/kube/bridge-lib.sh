@@ -6,3 +6,175 @@ bridge=$FAIRWAY_BUILD/bridge/fairway-bridge
 [ -n "${SLURM_CONF:-}" ] || fail "Slurm cluster harness not running (tests/harness env)"
 kubectl get --raw /readyz >/dev/null 2>&1 || fail "kube-apiserver not ready"
 scontrol ping >/dev/null 2>&1 || fail "slurmctld not answering"
+
+# ---- The shared-quota workload (t-bridge-invariant.sh, t-bridge-faults.sh) ----
+# One quota group of Q GPUs: Slurm account $BT_ACCOUNT (an account of its own, so other tests' jobs
+# do not count, user alice) against namespace $BT_NS. The test plays Kueue (play_kueue) and samples
+#     Slurm GPUs in use + Kubernetes GPU usage <= Q
+# at instants where Kubernetes' usage is exactly known. Call bridge_workload_begin ACCOUNT NAMESPACE Q
+# once; it installs bridge_workload_cleanup as the EXIT trap.
+cluster=$FAIRWAY_SRC/tests/cluster/cluster kube=$FAIRWAY_SRC/tests/kube/kube
+bridge_pid= player_pid= work=
+
+bridge_start() { "$bridge" --config "$work/bridge.yaml" >>"$work/log" 2>&1 & bridge_pid=$!; }
+bridge_kill9() { kill -9 "$bridge_pid"; wait "$bridge_pid" 2>/dev/null; bridge_pid=; }
+
+bridge_workload_cleanup() {
+    [ -n "$player_pid" ] && kill "$player_pid" 2>/dev/null
+    [ -n "$bridge_pid" ] && kill "$bridge_pid" 2>/dev/null
+    wait 2>/dev/null
+    "$kube" start-etcd >/dev/null 2>&1
+    "$kube" start-apiserver >/dev/null 2>&1
+    scancel -A "$BT_ACCOUNT" >/dev/null 2>&1
+    kubectl delete clusterqueues,resourceflavors,workloadpriorityclasses -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
+    kubectl delete localqueues -A -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
+    kubectl delete --ignore-not-found clusterrolebinding "t-bridge-$BT_ACCOUNT" >/dev/null 2>&1
+    sacctmgr -i delete user alice account="$BT_ACCOUNT" >/dev/null 2>&1
+    sacctmgr -i delete account "$BT_ACCOUNT" >/dev/null 2>&1
+    "$cluster" conf-reset >/dev/null 2>&1
+    rm -rf "$work"
+}
+
+bridge_workload_begin() {
+    BT_ACCOUNT=$1 BT_NS=$2 Q=$3
+    work=$(mktemp -d)
+    trap bridge_workload_cleanup EXIT
+    "$cluster" conf-set AccountingStorageEnforce=associations,limits >/dev/null || fail "cannot enforce limits"
+    eval "$("$cluster" env)"
+    scontrol show config | grep -q 'AccountingStorageEnforce *= *associations,limits' || fail "limits are not enforced"
+    sacctmgr -i add account "$BT_ACCOUNT" Cluster="$(scontrol show config | sed -n 's/^ClusterName *= *//p')" >/dev/null || fail "cannot add account"
+    sacctmgr -i add user alice Account="$BT_ACCOUNT" >/dev/null || fail "cannot add alice to $BT_ACCOUNT"
+    wait_for 30 "slurmctld to know account $BT_ACCOUNT" sh -c "scontrol -o show assoc_mgr accounts=$BT_ACCOUNT flags=assoc | grep -q 'UserName=alice'" ||
+        fail "slurmctld does not know $BT_ACCOUNT"
+    kubectl get ns "$BT_NS" >/dev/null 2>&1 || kubectl create ns "$BT_NS" >/dev/null || fail "cannot create namespace"
+    kubectl apply -f "$FAIRWAY_SRC/etc/kubernetes/bridge/rbac.yaml" >/dev/null || fail "cannot install RBAC"
+    kubectl delete --ignore-not-found clusterrolebinding "t-bridge-$BT_ACCOUNT" >/dev/null
+    kubectl create clusterrolebinding "t-bridge-$BT_ACCOUNT" --clusterrole=fairway-bridge --user=fairway-bridge >/dev/null || fail "cannot bind"
+    cat >"$work/bridge.yaml" <<YAML
+kubernetes: {kubeconfig: $FAIRWAY_KUBE_BRIDGE_KUBECONFIG}
+reconcile: {period_seconds: 1, stale_after_seconds: 3, write_timeout_seconds: 1}
+metrics: {listen: "127.0.0.1:0"}
+groups:
+  - {name: $BT_ACCOUNT, accounts: [$BT_ACCOUNT], namespaces: [$BT_NS], gpus: $Q}
+YAML
+    bridge_start
+    wait_for 60 "the ClusterQueue to get a quota" kube_has_quota || fail "no quota for Kubernetes: $(tail -n 5 "$work/log")"
+    echo 0 >"$work/demand"; echo 0 >"$work/kube_used"; echo 0 >"$work/samples"
+    play_kueue &
+    player_pid=$!
+}
+
+slurm_assoc_gpus() {  # "limit(used)" of the account's GrpTRES gres/gpu, as slurmctld's association manager has it
+    scontrol -o show assoc_mgr accounts="$BT_ACCOUNT" flags=assoc | grep 'UserName= ' | tr ' ' '\n' | grep '^GrpTRES=' |
+        sed -n 's/.*[=,]gres\/gpu=\([^(,]*\)(\([0-9]*\)).*/\1 \2/p'
+}
+slurm_used() { slurm_assoc_gpus | awk '{print $2}'; }
+slurm_limit() { slurm_assoc_gpus | awk '{print $1 == "N" ? -1 : $1}'; }  # -1: no limit
+cq_quota() {
+    kubectl get clusterqueue "fairway-$BT_ACCOUNT" -o json 2>/dev/null |
+        jq '[.spec.resourceGroups[].flavors[].resources[] | select(.name == "nvidia.com/gpu") | .nominalQuota | tonumber] | add // 0'
+}
+kube_has_quota() { [ "$(cq_quota)" -gt 0 ]; }
+set_kube_demand() { echo "$1" >"$work/demand"; }
+kube_used() { cat "$work/kube_used"; }
+submit_slurm_jobs() {  # COUNT SECONDS: one-GPU jobs of the group's account
+    local i
+    for ((i = 0; i < $1; i++)); do
+        runuser -u alice -- sbatch -A "$BT_ACCOUNT" -p gpu --gres=gpu:1 -t 2 --chdir=/tmp -o /dev/null --wrap "sleep $2" >/dev/null ||
+            fail "cannot submit a Slurm job"
+    done
+}
+both_busy() { [ "$(slurm_used)" -ge 1 ] && [ "$(kube_used)" -ge 1 ]; }
+slurm_jobs_done() { [ -z "$(squeue -h -A "$BT_ACCOUNT" -o %i)" ]; }
+
+# Kubernetes as Kueue would run it: admit one workload at a time while usage < quota (never
+# preempting when the quota drops), finish workloads when demand falls. Every loop also samples
+# Slurm's use at an instant when Kubernetes' usage is exactly known (only this loop changes it).
+play_kueue() {
+    local used=0 pending=-1 samples=0 shown=0 quota flavor want s
+    while :; do
+        want=$(cat "$work/demand")
+        if quota=$(cq_quota) && [ -n "$quota" ]; then
+            if [ "$used" -gt "$want" ]; then used=$want; elif [ "$used" -lt "$want" ] && [ "$used" -lt "$quota" ]; then used=$((used + 1)); fi
+            flavor=$(kubectl get clusterqueue "fairway-$BT_ACCOUNT" -o jsonpath='{.spec.resourceGroups[0].flavors[0].name}')
+            if [ "$pending" != $((want - used)) ] || [ "$shown" != "$used" ]; then
+                kubectl patch clusterqueue "fairway-$BT_ACCOUNT" --subresource=status --type=merge -p \
+                    "{\"status\":{\"pendingWorkloads\":$((want - used)),\"flavorsUsage\":[{\"name\":\"$flavor\",\"resources\":[{\"name\":\"nvidia.com/gpu\",\"total\":\"$used\",\"borrowed\":\"0\"}]}]}}" \
+                    >/dev/null 2>&1 && { pending=$((want - used)); shown=$used; }
+            fi
+        fi
+        if s=$(slurm_used) && [ -n "$s" ]; then
+            samples=$((samples + 1)); echo "$samples" >"$work/samples"
+            [ $((s + shown)) -le $Q ] || echo "slurm=$s kube=$shown at $(date +%T.%N)" >>"$work/violations"
+        fi
+        echo "$shown" >"$work/kube_used"
+        sleep 0.2
+    done
+}
+
+# Converged: a cycle newer than line $1 of the log read both sides, and the two limits hand out exactly Q.
+bridge_converged() {
+    local ls lk
+    tail -n +"$(($1 + 1))" "$work/log" | grep 'msg=cycle ' | tail -n 1 | grep -q 'slurm_ok=true kube_ok=true' || return 1
+    ls=$(slurm_limit) lk=$(cq_quota)
+    [ -n "$ls" ] && [ -n "$lk" ] && [ "$ls" -ge 0 ] && [ $((ls + lk)) -eq "$Q" ]
+}
+# await_convergence WHAT: after a fault has ended, waits (up to 90 s) and notes how long it took.
+await_convergence() {
+    local t0=$SECONDS mark
+    mark=$(wc -l <"$work/log")
+    wait_for 90 "convergence after $1" bridge_converged "$mark" ||
+        fail "no convergence after $1: slurm limit=$(slurm_limit) kube quota=$(cq_quota); $(tail -n 3 "$work/log")"
+    note "$1: converged in $((SECONDS - t0)) s (slurm limit $(slurm_limit) + kube quota $(cq_quota) = $Q)"
+}
+
+# Stops the player and checks the samples (sets $samples): at least MIN of them, no violation.
+bridge_workload_verdict() {
+    kill "$player_pid" 2>/dev/null; wait "$player_pid" 2>/dev/null; player_pid=
+    samples=$(cat "$work/samples")
+    [ "$samples" -ge "$1" ] || fail "too few samples ($samples)"
+    [ -s "$work/violations" ] && fail "invariant violated $(wc -l <"$work/violations") times: $(head -n 5 "$work/violations")"
+    grep -q 'msg="set GrpTRES"' "$work/log" || fail "the bridge never moved the Slurm limit"
+}
+
+# A conflict storm on the group's ClusterQueue for $1 seconds (the player keeps sampling meanwhile),
+# by two writers with field manager "rogue" racing each other, the bridge and the player:
+#  - one fights the bridge over the quota, setting every GPU nominalQuota to 0 (a rogue that raised
+#    it would break the invariant by itself; lowering is what a confused operator may do safely);
+#  - one writes an annotation conditional on the resourceVersion it read (409 Conflict whenever
+#    anyone wrote in between).
+# Tallies go to $work/storm.zero and $work/storm.rv.
+storm_zero_quota() {
+    local until=$((SECONDS + $1)) n=0 zeroed=0 patch
+    while [ "$SECONDS" -lt "$until" ]; do
+        n=$((n + 1))
+        patch=$(kubectl get clusterqueue "fairway-$BT_ACCOUNT" -o json 2>/dev/null | jq -c '[.spec.resourceGroups | to_entries[]
+                 | .key as $g | .value.flavors | to_entries[] | .key as $f | .value.resources | to_entries[]
+                 | select(.value.name == "nvidia.com/gpu" and (.value.nominalQuota | tonumber) != 0)
+                 | {op: "replace", path: "/spec/resourceGroups/\($g)/flavors/\($f)/resources/\(.key)/nominalQuota", value: 0}]') &&
+            [ "$patch" != "[]" ] &&
+            kubectl patch clusterqueue "fairway-$BT_ACCOUNT" --field-manager=rogue --type=json -p "$patch" >/dev/null 2>&1 &&
+            zeroed=$((zeroed + 1))
+        echo "tries=$n zeroed=$zeroed" >"$work/storm.zero"
+    done
+}
+storm_conditional_writes() {
+    local until=$((SECONDS + $1)) n=0 ok=0 conflicts=0 rv out
+    while [ "$SECONDS" -lt "$until" ]; do
+        n=$((n + 1))
+        rv=$(kubectl get clusterqueue "fairway-$BT_ACCOUNT" -o jsonpath='{.metadata.resourceVersion}' 2>/dev/null) || continue
+        if out=$(kubectl patch clusterqueue "fairway-$BT_ACCOUNT" --field-manager=rogue --type=merge \
+                -p "{\"metadata\":{\"resourceVersion\":\"$rv\",\"annotations\":{\"fairway.test/storm\":\"$n\"}}}" 2>&1); then
+            ok=$((ok + 1))
+        else
+            case $out in *Conflict* | *"has been modified"*) conflicts=$((conflicts + 1)) ;; esac
+        fi
+        echo "tries=$n written=$ok conflicts=$conflicts" >"$work/storm.rv"
+    done
+}
+conflict_storm() {
+    local zeroer
+    storm_zero_quota "$1" & zeroer=$!
+    storm_conditional_writes "$1"
+    wait "$zeroer"
+}
