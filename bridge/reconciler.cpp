@@ -70,6 +70,25 @@ bool Reconciler::read_kubernetes(Observed& observed) {
         }
         for (const auto& item : list.object["items"]) observed[object_path(collection, item)] = item;
     }
+    return read_unlisted_queues(observed);
+}
+
+// A group's queue missing from the labelled list may still exist with its label stripped by
+// another writer; its usage must count (reading "no queue: nothing admitted" would hand Slurm
+// GPUs Kubernetes is using). Costs a GET only in that case, so steady state is unchanged.
+bool Reconciler::read_unlisted_queues(Observed& observed) {
+    for (const auto& group : config_.groups) {
+        const std::string path = queue_path(group);
+        if (observed.count(path)) continue;
+        ApiResult queue = kube_.get(path);
+        if (queue.response.status == 404) continue;  // truly absent: nothing can be admitted
+        if (!queue.ok()) {
+            log_event(LogLevel::warn, "cannot read queue", {{"path", path}, {"error", queue.response.summary()}});
+            return false;
+        }
+        log_event(LogLevel::warn, "queue lost its managed-by label", {{"path", path}});
+        observed[path] = queue.object;
+    }
     return true;
 }
 

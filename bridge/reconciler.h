@@ -43,6 +43,7 @@ public:
 private:
     using Observed = std::map<std::string, nlohmann::json>;  // object path -> object
     bool read_kubernetes(Observed& observed);
+    bool read_unlisted_queues(Observed& observed);
     void observe_group(const quota::QuotaGroup& group, const SlurmSnapshot& slurm, bool kube_ok, const Observed& observed,
                        quota::Instant now, GroupReport& report);
     void write_slurm(const quota::QuotaGroup& group, long limit, quota::Instant now, CycleReport& report);

@@ -139,23 +139,30 @@ bridge_workload_verdict() {
 
 # A conflict storm on the group's ClusterQueue for $1 seconds (the player keeps sampling meanwhile),
 # by two writers with field manager "rogue" racing each other, the bridge and the player:
-#  - one fights the bridge over the quota, setting every GPU nominalQuota to 0 (a rogue that raised
-#    it would break the invariant by itself; lowering is what a confused operator may do safely);
+#  - one fights the bridge over its fields: it sets every GPU nominalQuota to 0 (a rogue that raised
+#    it would break the invariant by itself; lowering is what a confused operator may do safely)
+#    and, every other time, strips the managed-by label (the queue must not vanish from the
+#    bridge's view: its usage still counts);
 #  - one writes an annotation conditional on the resourceVersion it read (409 Conflict whenever
 #    anyone wrote in between).
 # Tallies go to $work/storm.zero and $work/storm.rv.
-storm_zero_quota() {
-    local until=$((SECONDS + $1)) n=0 zeroed=0 patch
+storm_fight_fields() {
+    local until=$((SECONDS + $1)) n=0 zeroed=0 unlabelled=0 patch
     while [ "$SECONDS" -lt "$until" ]; do
         n=$((n + 1))
-        patch=$(kubectl get clusterqueue "fairway-$BT_ACCOUNT" -o json 2>/dev/null | jq -c '[.spec.resourceGroups | to_entries[]
+        if [ $((n % 2)) -eq 0 ]; then
+            kubectl label clusterqueue "fairway-$BT_ACCOUNT" --field-manager=rogue app.kubernetes.io/managed-by- >/dev/null 2>&1 &&
+                unlabelled=$((unlabelled + 1))
+        else
+            patch=$(kubectl get clusterqueue "fairway-$BT_ACCOUNT" -o json 2>/dev/null | jq -c '[.spec.resourceGroups | to_entries[]
                  | .key as $g | .value.flavors | to_entries[] | .key as $f | .value.resources | to_entries[]
                  | select(.value.name == "nvidia.com/gpu" and (.value.nominalQuota | tonumber) != 0)
                  | {op: "replace", path: "/spec/resourceGroups/\($g)/flavors/\($f)/resources/\(.key)/nominalQuota", value: 0}]') &&
             [ "$patch" != "[]" ] &&
             kubectl patch clusterqueue "fairway-$BT_ACCOUNT" --field-manager=rogue --type=json -p "$patch" >/dev/null 2>&1 &&
             zeroed=$((zeroed + 1))
-        echo "tries=$n zeroed=$zeroed" >"$work/storm.zero"
+        fi
+        echo "tries=$n zeroed=$zeroed unlabelled=$unlabelled" >"$work/storm.zero"
     done
 }
 storm_conditional_writes() {
@@ -174,7 +181,7 @@ storm_conditional_writes() {
 }
 conflict_storm() {
     local zeroer
-    storm_zero_quota "$1" & zeroer=$!
+    storm_fight_fields "$1" & zeroer=$!
     storm_conditional_writes "$1"
     wait "$zeroer"
 }

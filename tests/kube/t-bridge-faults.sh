@@ -1,7 +1,7 @@
 #!/bin/bash
 # The shared-quota invariant (see t-bridge-invariant.sh) under the faults that test does not inject:
 # an etcd restart under the apiserver, a slurmctld restart, and a conflict storm (another writer
-# zeroing the ClusterQueue's quota and racing it with resourceVersion-conditional writes). After each
+# zeroing the ClusterQueue's quota, stripping its managed-by label, and racing it with resourceVersion-conditional writes). After each
 # fault the demand moves, and the bridge must converge (both sides read, limits adding up to Q)
 # and serve the demand; the sampled invariant must never break.
 . "$FAIRWAY_SRC/tests/lib.sh"
@@ -35,7 +35,7 @@ applied_before=$(grep -c 'msg=applied kind=ClusterQueue' "$work/log")
 conflict_storm 15
 note "storm: quota writer $(cat "$work/storm.zero"); conditional writer $(cat "$work/storm.rv")"
 await_convergence "conflict storm"
-grep -q 'zeroed=[1-9]' "$work/storm.zero" || fail "the storm never changed the quota: $(cat "$work/storm.zero")"
+grep -q 'zeroed=[1-9].* unlabelled=[1-9]' "$work/storm.zero" || fail "the storm never changed the quota and label: $(cat "$work/storm.zero")"
 [ "$(grep -c 'msg=applied kind=ClusterQueue' "$work/log")" -gt "$applied_before" ] || fail "the bridge never took its quota back"
 
 wait_for 120 "every Slurm job to finish" slurm_jobs_done || fail "Slurm jobs stuck: $(squeue -A "$BT_ACCOUNT")"
