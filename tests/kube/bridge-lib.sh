@@ -185,3 +185,9 @@ conflict_storm() {
     storm_conditional_writes "$1"
     wait "$zeroer"
 }
+
+# What the faults cost the bridge: cycles that could not read each side, and the longest cycle.
+unreadable_cycles() {
+    echo "slurm=$(grep -c 'msg=cycle .*slurm_ok=false' "$work/log") kube=$(grep -c 'msg=cycle .*kube_ok=false' "$work/log")" \
+        "longest cycle=$(grep 'msg=cycle ' "$work/log" | sed -n 's/.* ms=\([0-9]*\).*/\1/p' | sort -n | tail -n 1) ms"
+}
