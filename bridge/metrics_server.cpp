@@ -51,24 +51,22 @@ std::string render_metrics(const CycleReport& last, const CycleTotals& totals, c
     render_groups(out, last);
     gauge(out, "fairway_bridge_side_up", "1 when the last cycle could read the side.");
     out << "fairway_bridge_side_up{side=\"slurm\"} " << last.slurm_ok << "\nfairway_bridge_side_up{side=\"kubernetes\"} " << last.kube_ok << "\n";
-    counter(out, "fairway_bridge_cycles_total", "Reconcile cycles run.");
-    out << "fairway_bridge_cycles_total " << totals.cycles << "\n";
-    gauge(out, "fairway_bridge_last_cycle_seconds", "Duration of the last reconcile cycle.");
-    out << "fairway_bridge_last_cycle_seconds " << totals.last_seconds << "\n";
-    counter(out, "fairway_bridge_cycle_seconds_total", "Time spent in reconcile cycles.");
-    out << "fairway_bridge_cycle_seconds_total " << totals.seconds_sum << "\n";
-    counter(out, "fairway_bridge_writes_total", "Writes to Slurm or Kubernetes.");
-    out << "fairway_bridge_writes_total " << totals.writes << "\n";
-    counter(out, "fairway_bridge_write_failures_total", "Writes that failed.");
-    out << "fairway_bridge_write_failures_total " << totals.failed_writes << "\n";
-    counter(out, "fairway_bridge_watch_events_total", "Queue changes seen by the watch (each starts a cycle).");
-    out << "fairway_bridge_watch_events_total " << totals.watch_events << "\n";
-    counter(out, "fairway_bridge_api_requests_total", "Kubernetes API requests, retries included.");
-    out << "fairway_bridge_api_requests_total " << api.requests << "\n";
-    counter(out, "fairway_bridge_api_errors_total", "Kubernetes API requests that failed (status or transport).");
-    out << "fairway_bridge_api_errors_total " << api.errors << "\n";
-    counter(out, "fairway_bridge_api_retries_total", "Kubernetes API requests retried after backoff.");
-    out << "fairway_bridge_api_retries_total " << api.retries << "\n";
+    struct Scalar { void (*header)(std::ostringstream&, const char*, const char*); const char* name; const char* help; double value; };
+    const Scalar scalars[] = {
+        {counter, "fairway_bridge_cycles_total", "Reconcile cycles run.", double(totals.cycles)},
+        {gauge, "fairway_bridge_last_cycle_seconds", "Duration of the last reconcile cycle.", double(totals.last_seconds)},
+        {counter, "fairway_bridge_cycle_seconds_total", "Time spent in reconcile cycles.", double(totals.seconds_sum)},
+        {counter, "fairway_bridge_writes_total", "Writes to Slurm or Kubernetes.", double(totals.writes)},
+        {counter, "fairway_bridge_write_failures_total", "Writes that failed.", double(totals.failed_writes)},
+        {counter, "fairway_bridge_watch_events_total", "Queue changes seen by the watch (each starts a cycle).", double(totals.watch_events)},
+        {counter, "fairway_bridge_api_requests_total", "Kubernetes API requests, retries included.", double(api.requests)},
+        {counter, "fairway_bridge_api_errors_total", "Kubernetes API requests that failed (status or transport).", double(api.errors)},
+        {counter, "fairway_bridge_api_retries_total", "Kubernetes API requests retried after backoff.", double(api.retries)}};
+    out.precision(15);  // counters stay exact in text form
+    for (const auto& metric : scalars) {
+        metric.header(out, metric.name, metric.help);
+        out << metric.name << " " << metric.value << "\n";
+    }
     return out.str();
 }
 
