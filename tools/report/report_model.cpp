@@ -151,7 +151,8 @@ std::vector<double> ReportModel::subtree_history(std::size_t index) const {
 }
 
 std::optional<std::size_t> ReportModel::find(const std::string& account, const std::string& user) const {
-    auto found = index_by_name_.find(name_key(account, user));
+    lookup_key_.assign(account).append(1, '\0').append(user);
+    auto found = index_by_name_.find(lookup_key_);
     if (found == index_by_name_.end()) return std::nullopt;
     return found->second;
 }

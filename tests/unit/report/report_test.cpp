@@ -68,6 +68,33 @@ TEST(ReportJsonStream, MalformedTextIsAnInputErrorWithTheLine) {
     }
 }
 
+// The streaming parser is fairway's own; nlohmann's parser is the reference it must agree with.
+TEST(ReportJsonStream, ReadsWhatNlohmannReadsAndRefusesWhatItRefuses) {
+    const std::vector<std::string> valid = {
+        R"({"u": 18446744073709551615, "big": 18446744073709551616, "i": -9223372036854775808, "z": -0})",
+        R"({"f": 1.5e-3, "g": -2E+2, "h": 0.1, "under": 1e-400, "tiny": 4.9e-324})",
+        R"({"s": "a\"b\\c\/d\b\f\n\r\t", "u": "\u00e9\u20ac\ud83d\ude00", "raw": "é€😀", "empty": ""})",
+        R"({"n": null, "t": true, "f": false, "a": [[], {}, [1, [2, {"x": [3]}]]], "dup": 1, "dup": 2})",
+        "\xef\xbb\xbf {\"bom\": 1}\r\n\t ",
+    };
+    for (const std::string& text : valid) {
+        auto file = text_file(text);
+        EXPECT_EQ(stream_json_object(file.get(), "f", {}, {}), nlohmann::json::parse(text)) << text;
+    }
+    const std::vector<std::string> invalid = {
+        R"({"a": 01})", R"({"a": 1.})", R"({"a": .5})", R"({"a": -})", R"({"a": 1e})", R"({"a": +1})", R"({"a": 1e400})",
+        R"({"a": "\x"})", R"({"a": "\u12"})", R"({"a": "\udc00"})", R"({"a": "\ud800x"})", "{\"a\": \"\x01\"}",
+        "{\"a\": \"\xff\"}", "{\"a\": \"\xc0\xaf\"}", "{\"a\": \"\xed\xa0\x80\"}", "{\"a\": \"\xf4\x90\x80\x80\"}",
+        R"({"a": [1,]})", R"({"a": 1,})", R"({"a" 1})", R"({a: 1})", R"({"a": tru})", R"({"a": nul})",
+        R"({"a": "open)", R"({"a": [1, 2)", std::string(300, '[') + std::string(300, ']'),
+    };
+    for (const std::string& text : invalid) {
+        auto wrapped = text_file(text);
+        EXPECT_THROW(stream_json_object(wrapped.get(), "f", {}, {}), fairway::InputError) << text;
+        if (text.size() < 300) EXPECT_FALSE(nlohmann::json::accept(text)) << text;
+    }
+}
+
 TEST(ReportModel, WindowDecayAndTotalsFollowTheSettings) {
     ReportModel model = model_of(kTwoUsers);
     auto u1 = model.find("A", "u1"), u2 = model.find("A", "u2");
