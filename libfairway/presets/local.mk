@@ -12,7 +12,8 @@ libfairway_libfairway_la_SOURCES += \
 	libfairway/presets/site.cpp \
 	libfairway/presets/resolver.cpp libfairway/presets/resolver.h \
 	libfairway/presets/carried.cpp libfairway/presets/carried.h \
-	libfairway/presets/site_cache.cpp libfairway/presets/site_cache.h
+	libfairway/presets/site_cache.cpp libfairway/presets/site_cache.h \
+	libfairway/presets/directory_watch.cpp libfairway/presets/directory_watch.h
 EXTRA_DIST += libfairway/presets/README.md
 tests_unit_fairway_unit_SOURCES += \
 	tests/unit/presets/merge_test.cpp tests/unit/presets/values_test.cpp \

@@ -24,10 +24,14 @@ std::shared_ptr<const SitePresets> load_site(const std::string& config_path, con
 
 }  // namespace
 
-SitePresetsCache::SitePresetsCache(std::string config_path, std::string default_presets_dir)
-    : config_path_(std::move(config_path)), default_presets_dir_(std::move(default_presets_dir)) {}
+SitePresetsCache::SitePresetsCache(std::string config_path, std::string default_presets_dir,
+                                   std::chrono::milliseconds recheck_interval)
+    : config_path_(std::move(config_path)),
+      default_presets_dir_(std::move(default_presets_dir)),
+      recheck_interval_(recheck_interval) {}
 
-std::vector<SitePresetsCache::FileStamp> SitePresetsCache::stamp_files(const std::string& presets_dir) const {
+std::vector<SitePresetsCache::FileStamp> SitePresetsCache::stamp_files(const std::string& presets_dir) {
+    ++stamp_count_;
     std::vector<std::string> paths = {config_path_, presets_dir};
     if (DIR* dir = ::opendir(presets_dir.c_str())) {
         while (const dirent* entry = ::readdir(dir)) {
@@ -53,21 +57,50 @@ std::vector<SitePresetsCache::FileStamp> SitePresetsCache::stamp_files(const std
     return stamps;
 }
 
-std::shared_ptr<const SitePresets> SitePresetsCache::current() {
+// Whether the files must be stat'ed: nothing loaded yet, the watch saw an event (or cannot watch),
+// or the recheck interval has passed.
+bool SitePresetsCache::may_have_changed(Clock::time_point now) {
+    bool changed = !snapshot_ || watch_.changed() || now >= next_recheck_;
+    if (changed) next_recheck_ = now + recheck_interval_;
+    return changed;
+}
+
+// Watches the config file's directory and the presets directory (a missing one through its
+// ancestor until it exists). The watch is placed BEFORE the files are stat'ed, so a change made
+// in between is seen at the next call.
+void SitePresetsCache::watch(const std::string& presets_dir) {
+    std::vector<std::string> dirs = {config_path_.substr(0, config_path_.rfind('/') + 1), presets_dir};
+    if (dirs[0].empty()) dirs[0] = ".";
+    if (watch_.exact() && watch_.dirs() == dirs) return;
+    watch_ = DirectoryWatch(dirs);
+}
+
+std::shared_ptr<const SitePresets> SitePresetsCache::current(Clock::time_point now) {
     std::lock_guard lock(mutex_);
+    if (!may_have_changed(now)) return snapshot_;
     const std::string dir = snapshot_ ? snapshot_->config.presets_dir : default_presets_dir_;
+    watch(dir);
     auto stamps = stamp_files(dir);
     if (snapshot_ && stamps == stamps_) return snapshot_;
     // Stamps are taken before loading: a change during the load shows up as a difference next time.
     snapshot_ = load_site(config_path_, default_presets_dir_);
     ++load_count_;
-    stamps_ = snapshot_->config.presets_dir == dir ? std::move(stamps) : stamp_files(snapshot_->config.presets_dir);
+    if (snapshot_->config.presets_dir != dir) {
+        watch(snapshot_->config.presets_dir);
+        stamps = stamp_files(snapshot_->config.presets_dir);
+    }
+    stamps_ = std::move(stamps);
     return snapshot_;
 }
 
 std::uint64_t SitePresetsCache::load_count() const {
     std::lock_guard lock(mutex_);
     return load_count_;
+}
+
+std::uint64_t SitePresetsCache::stamp_count() const {
+    std::lock_guard lock(mutex_);
+    return stamp_count_;
 }
 
 }  // namespace fairway::presets

@@ -128,6 +128,51 @@ TEST_F(SitePresetsTest, CacheReloadsOnlyWhenSomethingChanged) {
     EXPECT_EQ(cache.load_count(), 5u);
 }
 
+// A submission with nothing changed stats no file: the inotify watch says nothing happened. An edit
+// is still seen by the very next call, and after the recheck interval the files are stat'ed anyway.
+TEST_F(SitePresetsTest, CacheStatsFilesOnlyAfterAChangeOrTheRecheckInterval) {
+    auto conf = write(root_ / "presets.conf", "presets_dir: " + dir_.string() + "\n");
+    write_preset("a.yaml", "name: a\ngpus: 1\n");
+    SitePresetsCache cache(conf, kDefaultPresetsDir, std::chrono::seconds(10));
+    const auto start = SitePresetsCache::Clock::now();
+    ASSERT_TRUE(cache.current(start)->ok());
+    const auto stamped = cache.stamp_count();
+    for (int i = 0; i < 100; ++i) cache.current(start);
+    cache.current(start);  // events of the first load's watch placement, if any, are drained by now
+    const auto settled = cache.stamp_count();
+    for (int i = 0; i < 100; ++i) cache.current(start);
+    EXPECT_EQ(cache.stamp_count(), settled);
+    EXPECT_LE(settled, stamped + 1);
+
+    write_preset("a.yaml", "name: a\ngpus: 3\n");
+    EXPECT_EQ(cache.current(start)->catalog.find("a")->values.gpus->count, 3u);
+    ::chmod((dir_ / "a.yaml").c_str(), 0666);
+    EXPECT_FALSE(cache.current(start)->ok());
+    ::chmod((dir_ / "a.yaml").c_str(), 0644);
+    write(root_ / "presets.conf", "presets_dir: " + dir_.string() + "\naccount_defaults: {physics: a}\n");
+    EXPECT_EQ(cache.current(start)->config.account_defaults.at("physics"), "a");
+
+    const auto before = cache.stamp_count();
+    cache.current(start + std::chrono::seconds(11));
+    EXPECT_EQ(cache.stamp_count(), before + 1);
+}
+
+// The config file's directory need not exist yet: creating it (and presets.conf) is noticed.
+TEST_F(SitePresetsTest, CacheNoticesAConfigDirectoryCreatedLater) {
+    auto conf_dir = root_ / "fairway";
+    SitePresetsCache cache((conf_dir / "presets.conf").string(), dir_.string(), std::chrono::hours(1));
+    const auto now = SitePresetsCache::Clock::now();
+    ASSERT_TRUE(cache.current(now)->ok());
+    EXPECT_TRUE(cache.current(now)->config.account_defaults.empty());
+    fs::create_directory(conf_dir);
+    ::chmod(conf_dir.c_str(), 0755);
+    write_preset("x.yaml", "name: x\n");
+    write(conf_dir / "presets.conf", "account_defaults: {physics: x}\n");
+    EXPECT_EQ(cache.current(now)->config.account_defaults.at("physics"), "x");
+    write(conf_dir / "presets.conf", "account_defaults: {physics: x, biology: x}\n");
+    EXPECT_EQ(cache.current(now)->config.account_defaults.count("biology"), 1u);
+}
+
 TEST_F(SitePresetsTest, CacheFollowsTheConfiguredDirectory) {
     auto other = root_ / "other.d";
     fs::create_directory(other);
