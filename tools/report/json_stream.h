@@ -1,8 +1,8 @@
 // Streams a large JSON document with bounded memory: the top-level object's small members are
 // kept as a DOM, while the elements of chosen top-level arrays ("usage": a million records) are
 // handed to a callback one at a time and then dropped. The parser is our own (strict RFC 8259,
-// agreeing with nlohmann::json::parse; see the unit tests), the DOM nlohmann's. Never throws on malformed text: syntax
-// errors come back as an InputError naming the file and line.
+// agreeing with nlohmann::json::parse, see the unit tests); the DOM is nlohmann's. Never throws
+// on malformed text: syntax errors come back as an InputError naming the file and line.
 #pragma once
 
 #include <cstdio>
