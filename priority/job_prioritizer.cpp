@@ -79,7 +79,6 @@ void JobPrioritizer::fill_job_facts(const job_record_t* job, time_t)
     facts_.tres_count.resize(tres_count_);
     for (int i = 0; i < tres_count_; ++i)
         facts_.tres_count[i] = tres_value(job, i);
-    facts_.partitions.clear();
 }
 
 void JobPrioritizer::add_partition(const part_record_t* partition)
@@ -94,9 +93,14 @@ void JobPrioritizer::add_partition(const part_record_t* partition)
         facts.tres_total.assign(partition->tres_cnt, partition->tres_cnt + tres_count_);
 }
 
-fairshare::JobPriority JobPrioritizer::compute(job_record_t* job, time_t now)
+void JobPrioritizer::fill_partition_facts(job_record_t* job)
 {
-    fill_job_facts(job, now);
+    // Most jobs in a walk share their one partition with the job before: keep its facts (the
+    // partition read lock, held for the whole walk, keeps them current).
+    if (!job->part_ptr_list && job->part_ptr && job->part_ptr == facts_partition_)
+        return;
+    facts_.partitions.clear();
+    facts_partition_ = job->part_ptr_list ? nullptr : job->part_ptr;
     if (job->part_ptr)
         add_partition(job->part_ptr);
     if (job->part_ptr_list) {
@@ -107,6 +111,12 @@ fairshare::JobPriority JobPrioritizer::compute(job_record_t* job, time_t now)
             add_partition(partition);
         list_iterator_destroy(it);
     }
+}
+
+fairshare::JobPriority JobPrioritizer::compute(job_record_t* job, time_t now)
+{
+    fill_job_facts(job, now);
+    fill_partition_facts(job);
     return fairshare::compute_job_priority(settings_->priority, cluster_, facts_, time_point(now));
 }
 
@@ -188,6 +198,8 @@ void JobPrioritizer::factors_in_partition(job_record_t* job, part_record_t* part
                                           priority_factors_object_t* out)
 {
     fill_job_facts(job, now);
+    facts_.partitions.clear();
+    facts_partition_ = nullptr;
     add_partition(partition);
     const fairshare::JobPriority priority =
         fairshare::compute_job_priority(settings_->priority, cluster_, facts_, time_point(now));

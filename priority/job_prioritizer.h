@@ -39,6 +39,7 @@ public:
 private:
     fairshare::JobPriority compute(job_record_t* job, time_t now);
     void fill_job_facts(const job_record_t* job, time_t now);
+    void fill_partition_facts(job_record_t* job);
     void add_partition(const part_record_t* partition);
     void write_factors(job_record_t* job, const fairshare::JobPriority& priority) const;
     bool write_partition_priorities(job_record_t* job, const fairshare::JobPriority& priority) const;
@@ -49,6 +50,7 @@ private:
     fairshare::ClusterShape cluster_;
     int tres_count_ = 0;
     fairshare::JobFacts facts_;   // reused across jobs to avoid allocating per job
+    const part_record_t* facts_partition_ = nullptr;   // facts_.partitions is this one partition's
 };
 
 }  // namespace fairway::priority
