@@ -23,7 +23,7 @@ usage_ordered() {
     a=$(raw_usage alice) b=$(raw_usage bob)
     [ -n "$a" ] && [ -n "$b" ] && greater "$b" 0 && greater "$a" "$b"
 }
-wait_for 30 "alice's RawUsage above bob's, both charged" usage_ordered ||
+wait_for 90 "alice's RawUsage above bob's, both charged" usage_ordered ||
     fail "sshare RawUsage: alice=$(raw_usage alice) bob=$(raw_usage bob)"
 note "RawUsage after the jobs: alice=$(raw_usage alice) bob=$(raw_usage bob)"
 fs_alice=$(fair_share alice) fs_bob=$(fair_share bob)
