@@ -91,7 +91,9 @@ TEST(ReportJsonStream, ReadsWhatNlohmannReadsAndRefusesWhatItRefuses) {
     for (const std::string& text : invalid) {
         auto wrapped = text_file(text);
         EXPECT_THROW(stream_json_object(wrapped.get(), "f", {}, {}), fairway::InputError) << text;
-        if (text.size() < 300) EXPECT_FALSE(nlohmann::json::accept(text)) << text;
+        if (text.size() < 300) {
+            EXPECT_FALSE(nlohmann::json::accept(text)) << text;
+        }
     }
 }
 
