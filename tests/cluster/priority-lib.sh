@@ -41,7 +41,9 @@ close_to() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d 
 # submit USER SBATCH_ARGS...: prints the job id.
 submit() {
     local user=$1; shift
-    as_user "$user" sbatch --parsable "$@" | cut -d';' -f1
+    # Not the default /tmp/slurm-%j.out: another cluster on this machine (job ids start at 1 in
+    # each) may have left that file behind, owned by another user, and the job would die at start.
+    as_user "$user" sbatch --parsable -o /dev/null "$@" | cut -d';' -f1
 }
 
 # ctld_log_has TEXT: slurmctld's log since its latest start contains TEXT.
