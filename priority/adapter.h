@@ -34,8 +34,6 @@ public:
     double classic_fs_factor(long double usage_efctv, long double shares_norm);
     List priority_factors(priority_factors_request_msg_t* request, uid_t uid);
     void job_ended(job_record_t* job);
-    // PrivateData=jobs: whether `uid` may see `job` in sprio.
-    bool may_see_job(const job_record_t* job, uid_t uid) const;
 
 private:
     struct CollectedUsage {
@@ -57,6 +55,7 @@ private:
     void warn_if_gpus_unbilled();
     void save_state();
     void save_state_if_due(const CollectedUsage& usage, time_t now);
+    bool may_see_job(const job_record_t* job, uid_t uid) const;
 
     SlurmctldSymbols symbols_;
     bool in_slurmctld_ = false;

@@ -2,8 +2,10 @@
 // by the job ids, users and partitions sprio asked for and by PrivateData=jobs.
 #include <algorithm>
 
+#include "common/error.h"
 #include "priority/adapter.h"
 #include "priority/job_prioritizer.h"
+#include "priority/list_walk.h"
 
 namespace fairway::priority {
 namespace {
@@ -90,18 +92,6 @@ bool Adapter::may_see_job(const job_record_t* job, uid_t uid) const
 
 namespace {
 
-// What the walk over every job carries for sprio's request.
-struct FactorsWalk {
-    const Adapter& adapter;
-    const Settings& settings;
-    priority_factors_request_msg_t* request;
-    uid_t uid;
-    List wanted_partitions;
-    JobPrioritizer& prioritizer;
-    time_t now;
-    List out;
-};
-
 bool listed_for_sprio(const job_record_t* job, const Settings& settings, time_t now)
 {
     if ((!IS_JOB_PENDING(job) && !settings.calculate_running) || IS_JOB_REVOKED(job) || !job->details ||
@@ -110,23 +100,6 @@ bool listed_for_sprio(const job_record_t* job, const Settings& settings, time_t 
     // Not yet eligible (e.g. --begin in the future): sprio does not list it.
     const time_t eligible = settings.accrue_always ? job->details->submit_time : job->details->begin_time;
     return eligible && eligible <= now;
-}
-
-// list_for_each's callback: one lock of the job list for the whole walk instead of one per job.
-int add_job_factors(void* record, void* arg)
-{
-    auto* job = static_cast<job_record_t*>(record);
-    auto* walk = static_cast<FactorsWalk*>(arg);
-    if (!listed_for_sprio(job, walk->settings, walk->now) || !list_holds(walk->request->job_id_list, job->job_id) ||
-        !list_holds(walk->request->uid_list, job->user_id) || !walk->adapter.may_see_job(job, walk->uid))
-        return 0;
-    // Nothing may unwind through Slurm's C frames.
-    try {
-        append_factors(job, walk->wanted_partitions, walk->prioritizer, walk->now, walk->out);
-    } catch (const std::exception& e) {
-        error("priority/fairway: priority factors of %pJ not listed: %s", job, e.what());
-    }
-    return 0;
 }
 
 }  // namespace
@@ -138,13 +111,23 @@ List Adapter::priority_factors(priority_factors_request_msg_t* request, uid_t ui
     const auto settings = current_settings();
     JobPrioritizer prioritizer(settings, current_fair_share(), symbols_);
     SlurmctldLock locks(symbols_, {.job = READ_LOCK, .part = READ_LOCK});
-    FactorsWalk walk{*this, *settings, request, uid, partitions_named(request->partitions, symbols_), prioritizer,
-                     time(nullptr), list_create(slurm_destroy_priority_factors_object)};
-    list_for_each(*symbols_.job_list, add_job_factors, &walk);
-    FREE_NULL_LIST(walk.wanted_partitions);
-    if (!list_count(walk.out))
-        FREE_NULL_LIST(walk.out);
-    return walk.out;
+    const time_t now = time(nullptr);
+    List wanted_partitions = partitions_named(request->partitions, symbols_);
+    List out = list_create(slurm_destroy_priority_factors_object);
+    walk_list<job_record_t>(*symbols_.job_list, "sprio listing", [&](job_record_t* job) {
+        if (!listed_for_sprio(job, *settings, now) || !list_holds(request->job_id_list, job->job_id) ||
+            !list_holds(request->uid_list, job->user_id) || !may_see_job(job, uid))
+            return;
+        try {
+            append_factors(job, wanted_partitions, prioritizer, now, out);
+        } catch (const InputError& e) {
+            error("priority/fairway: priority factors of %pJ not listed: %s", job, e.what());
+        }
+    });
+    FREE_NULL_LIST(wanted_partitions);
+    if (!list_count(out))
+        FREE_NULL_LIST(out);
+    return out;
 }
 
 }  // namespace fairway::priority

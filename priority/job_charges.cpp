@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "priority/list_walk.h"
+
 namespace fairway::priority {
 namespace {
 
@@ -79,29 +81,14 @@ std::optional<UsageCharge> JobChargeTracker::charge_job(job_record_t* job, time_
 std::vector<UsageCharge> JobChargeTracker::collect(List jobs, time_t now, time_t last_pass,
                                                    const SlurmctldSymbols& symbols)
 {
-    struct Walk {
-        JobChargeTracker& tracker;
-        time_t now, last_pass;
-        const SlurmctldSymbols& symbols;
-        std::unordered_map<uint32_t, time_t> still_running;
-        std::vector<UsageCharge> charges;
-    } walk{*this, now, last_pass, symbols, {}, {}};
-    // One lock of the job list for the whole walk (list_next takes it per job). Nothing may
-    // unwind through list_for_each's C frames: a failed allocation ends the walk.
-    list_for_each(jobs, [](void* record, void* arg) {
-        auto& walk = *static_cast<Walk*>(arg);
-        try {
-            auto* job = static_cast<job_record_t*>(record);
-            if (auto charge = walk.tracker.charge_job(job, walk.now, walk.last_pass, walk.symbols, walk.still_running))
-                walk.charges.push_back(*charge);
-            return 0;
-        } catch (const std::exception& e) {
-            error("priority/fairway: usage not collected: %s", e.what());
-            return -1;
-        }
-    }, &walk);
-    charged_until_.swap(walk.still_running);
-    return std::move(walk.charges);
+    std::vector<UsageCharge> charges;
+    std::unordered_map<uint32_t, time_t> still_running;
+    walk_list<job_record_t>(jobs, "usage collection", [&](job_record_t* job) {
+        if (auto charge = charge_job(job, now, last_pass, symbols, still_running))
+            charges.push_back(*charge);
+    });
+    charged_until_.swap(still_running);
+    return charges;
 }
 
 void JobChargeTracker::reset(time_t accounted_until)

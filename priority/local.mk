@@ -8,7 +8,7 @@ priority_priority_fairway_la_SOURCES = \
 	priority/factors_listing.cpp \
 	priority/association_sync.cpp priority/association_sync.h \
 	priority/job_charges.cpp priority/job_charges.h \
-	priority/job_prioritizer.cpp priority/job_prioritizer.h \
+	priority/job_prioritizer.cpp priority/job_prioritizer.h priority/list_walk.h \
 	priority/periodic_thread.cpp priority/periodic_thread.h \
 	priority/settings.cpp priority/settings.h \
 	priority/usage_recovery.cpp priority/usage_recovery.h \
