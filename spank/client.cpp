@@ -32,17 +32,29 @@ binding::PresetSources client_sources(const binding::PluginConfig& config) {
     };
 }
 
-// The job control environment reaches slurmctld (job_submit/fairway) and, exported by
-// sbatch/salloc as SLURM_SPANK_*, the job's steps. srun exports its own environment to the
-// tasks, so it sets the SLURM_SPANK_ name itself.
-int carry_user_presets(spank_t sp, const std::string& encoded) {
-    spank_err_t rc = spank_job_control_setenv(sp, presets::kUserPresetsVar, encoded.c_str(), 1);
-    if (rc != ESPANK_SUCCESS) {
-        slurm_error("fairway: --preset: cannot carry the preset files with the job: %s", spank_strerror(rc));
+int set_job_control_env(spank_t sp, const char* name, const std::string& value) {
+    spank_err_t rc = spank_job_control_setenv(sp, name, value.c_str(), 1);
+    if (rc == ESPANK_SUCCESS) return ESPANK_SUCCESS;
+    slurm_error("fairway: --preset: cannot carry %s with the job: %s", name, spank_strerror(rc));
+    return kSpankFailure;
+}
+
+// Puts `name` where the job's steps find it as SLURM_SPANK_<name>, and where slurmctld sees it
+// when `to_slurmctld`. sbatch and salloc send the job control environment to slurmctld and export
+// it to the job as SLURM_SPANK_<name>. srun's steps get srun's own environment and never its job
+// control environment, so srun sets the SLURM_SPANK_ name itself.
+int carry(spank_t sp, const char* name, const std::string& value, bool to_slurmctld) {
+    if (spank_context() != S_CTX_LOCAL) return set_job_control_env(sp, name, value);
+    setenv((std::string(kCarriedPrefix) + name).c_str(), value.c_str(), 1);
+    return to_slurmctld ? set_job_control_env(sp, name, value) : ESPANK_SUCCESS;
+}
+
+// The user's preset files (for slurmctld and the steps) and what the presets resolved to (so that
+// slurmstepd need not scan the site directory and parse YAML on every node of every step).
+int carry_request(spank_t sp, const binding::ClientRequest& request) {
+    if (request.user_presets && carry(sp, presets::kUserPresetsVar, *request.user_presets, true) != ESPANK_SUCCESS)
         return kSpankFailure;
-    }
-    if (spank_context() == S_CTX_LOCAL)
-        setenv((std::string(kCarriedPrefix) + presets::kUserPresetsVar).c_str(), encoded.c_str(), 1);
+    if (request.step_presets) return carry(sp, presets::kStepPresetsVar, *request.step_presets, false);
     return ESPANK_SUCCESS;
 }
 
@@ -60,9 +72,8 @@ int client_post_opt(spank_t sp, const PluginContext& context) {
     if (!context.preset_option && !context.gpu_policy_option) return ESPANK_SUCCESS;
     try {
         auto config = effective_config(context.config);
-        auto encoded = binding::check_client_request(context.preset_option, context.gpu_policy_option,
-                                                     client_sources(config), config);
-        return encoded ? carry_user_presets(sp, *encoded) : ESPANK_SUCCESS;
+        return carry_request(sp, binding::check_client_request(context.preset_option, context.gpu_policy_option,
+                                                               client_sources(config), config));
     } catch (const std::exception& error) {
         slurm_error("fairway: %s: %s", given_options(context).c_str(), error.what());
         return kSpankFailure;

@@ -29,6 +29,7 @@ binding::StepPresetInputs step_inputs(spank_t sp, const PluginContext& context) 
     inputs.preset_option = context.preset_option ? context.preset_option : carried(sp, presets::kSpankPresetOptionVar);
     inputs.applied_presets = carried(sp, presets::kAppliedPresetsVar);
     inputs.user_presets = carried(sp, presets::kUserPresetsVar);
+    inputs.step_presets = carried(sp, presets::kStepPresetsVar);
     inputs.gpu_policy_option = context.gpu_policy_option;
     inputs.step_env = [sp](const std::string& name) { return step_env(sp, name); };
     return inputs;
@@ -70,22 +71,48 @@ std::optional<std::string> account_default(spank_t sp, const presets::SiteConfig
     return found->second;
 }
 
-StepPlan make_plan(spank_t sp, const PluginContext& context) {
-    StepPlan plan;
-    auto inputs = step_inputs(sp, context);
-    auto site = site_config(context.config);  // one small file; the presets directory only if needed
-    if (!inputs.preset_option && !inputs.applied_presets) inputs.applied_presets = account_default(sp, site);
-    if (!inputs.preset_option && !inputs.applied_presets && !inputs.gpu_policy_option) return plan;
-    auto config = binding::with_site_config(context.config, site);
+// presets.conf, read on first use: a step whose client carried its resolved presets needs it only
+// for an env name that the default policy refuses, and a step with no presets only for its
+// account's defaults.
+class LazySiteConfig {
+public:
+    explicit LazySiteConfig(const binding::PluginConfig& plugstack_args) : plugstack_args_(plugstack_args) {}
+    const presets::SiteConfig& site() {
+        if (!site_) site_ = site_config(plugstack_args_);
+        return *site_;
+    }
+    binding::PluginConfig config() { return binding::with_site_config(plugstack_args_, site()); }
+
+private:
+    const binding::PluginConfig& plugstack_args_;
+    std::optional<presets::SiteConfig> site_;
+};
+
+// What the client resolved when it carried that (no file read, no YAML), else the presets
+// resolved here from the site directory and the carried user files.
+binding::StepSettings step_settings(const binding::StepPresetInputs& inputs, LazySiteConfig& site) {
+    auto carried = binding::carried_step_settings(inputs, [&site] { return presets::EnvPolicy{site.config().allow_env}; });
+    if (carried) return *carried;
+    auto config = site.config();
     binding::PresetSources sources{
         [&config] { return presets::load_site_directory(config.presets_dir, presets::EnvPolicy{config.allow_env}); },
         nullptr};
-    plan.settings = binding::resolve_step_settings(inputs, sources, config);
+    return binding::resolve_step_settings(inputs, sources, config);
+}
+
+StepPlan make_plan(spank_t sp, const PluginContext& context) {
+    StepPlan plan;
+    auto inputs = step_inputs(sp, context);
+    LazySiteConfig site(context.config);
+    if (!inputs.preset_option && !inputs.applied_presets) inputs.applied_presets = account_default(sp, site.site());
+    if (!inputs.preset_option && !inputs.applied_presets && !inputs.gpu_policy_option) return plan;
+    plan.settings = step_settings(inputs, site);
     plan.per_rank = is_regular_step(sp);
     bool closest = plan.settings.gpu_policy.policy == binding::PolicyKind::closest;
     if (plan.per_rank && plan.settings.gpu_policy.policy != binding::PolicyKind::none) {
-        plan.gpus = step_gpus(sp, config, closest);
-        if (closest) plan.numa = binding::read_numa_layout(config.sysfs_root);
+        // sysfs_root comes from plugstack.conf only, so the plugin's own arguments suffice here.
+        plan.gpus = step_gpus(sp, context.config, closest);
+        if (closest) plan.numa = binding::read_numa_layout(context.config.sysfs_root);
         binding::check_satisfiable(plan.settings.gpu_policy, plan.gpus.size(),
                                    static_cast<int>(u32_item(sp, S_JOB_LOCAL_TASK_COUNT).value_or(1)));
     }

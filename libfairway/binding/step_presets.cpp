@@ -1,5 +1,6 @@
 #include "binding/step_presets.h"
 
+#include "common/error.h"
 #include "presets/carried.h"
 #include "presets/resolver.h"
 
@@ -60,13 +61,37 @@ StepSettings settings_from(const std::vector<presets::AppliedPreset>& applied, c
     return settings;
 }
 
+// --gpu-bind-policy wins over the presets' binding.
+StepSettings with_policy_option(StepSettings settings, const StepPresetInputs& inputs) {
+    if (inputs.gpu_policy_option) settings.gpu_policy = parse_gpu_policy(*inputs.gpu_policy_option);
+    return settings;
+}
+
+const std::optional<std::string>& step_preset_list(const StepPresetInputs& inputs) {
+    return inputs.preset_option ? inputs.preset_option : inputs.applied_presets;
+}
+
+// Whether every env name the carried presets set or clear passes the site's policy. The default
+// policy is the strictest (a site may only allow more), so presets.conf is consulted only for a
+// name the default refuses.
+bool env_names_allowed(const std::vector<presets::AppliedPreset>& applied,
+                       const std::function<presets::EnvPolicy()>& site_env_policy) {
+    std::optional<presets::EnvPolicy> site;
+    for (const auto& name : mentioned_env(applied)) {
+        if (presets::EnvPolicy{}.refusal(name).empty()) continue;
+        if (!site) site = site_env_policy();
+        if (!site->refusal(name).empty()) return false;
+    }
+    return true;
+}
+
 }  // namespace
 
-std::optional<std::string> check_client_request(const std::optional<std::string>& preset_list,
-                                                const std::optional<std::string>& gpu_policy_option,
-                                                const PresetSources& sources, const PluginConfig& config) {
+ClientRequest check_client_request(const std::optional<std::string>& preset_list,
+                                   const std::optional<std::string>& gpu_policy_option,
+                                   const PresetSources& sources, const PluginConfig& config) {
     if (gpu_policy_option) parse_gpu_policy(*gpu_policy_option);
-    if (!preset_list) return std::nullopt;
+    if (!preset_list) return {};
     auto refs = presets::parse_preset_list(*preset_list);
     auto catalog = catalog_for(refs, sources);
     presets::PresetResolver resolver(catalog, env_policy(config), config.user_preset_max_bytes);
@@ -76,14 +101,15 @@ std::optional<std::string> check_client_request(const std::optional<std::string>
             files[ref.name] = sources.read_user_file(ref.name);
             resolver.add_user_file(ref.name, files[ref.name]);
         }
-    resolver.resolve(refs);
-    if (files.empty()) return std::nullopt;
-    return presets::encode_user_presets(files, config.user_preset_max_bytes);
+    ClientRequest request;
+    request.step_presets = presets::encode_step_presets(*preset_list, resolver.resolve(refs));
+    if (!files.empty()) request.user_presets = presets::encode_user_presets(files, config.user_preset_max_bytes);
+    return request;
 }
 
 StepSettings resolve_step_settings(const StepPresetInputs& inputs, const PresetSources& sources,
                                    const PluginConfig& config) {
-    const auto& list = inputs.preset_option ? inputs.preset_option : inputs.applied_presets;
+    const auto& list = step_preset_list(inputs);
     StepSettings settings;
     if (list && !list->empty()) {
         auto refs = presets::parse_preset_list(*list);
@@ -94,8 +120,23 @@ StepSettings resolve_step_settings(const StepPresetInputs& inputs, const PresetS
                 resolver.add_user_file(path, text);
         settings = settings_from(resolver.resolve(refs), inputs);
     }
-    if (inputs.gpu_policy_option) settings.gpu_policy = parse_gpu_policy(*inputs.gpu_policy_option);
-    return settings;
+    return with_policy_option(std::move(settings), inputs);
+}
+
+std::optional<StepSettings> carried_step_settings(const StepPresetInputs& inputs,
+                                                  const std::function<presets::EnvPolicy()>& site_env_policy) {
+    const auto& list = step_preset_list(inputs);
+    if (!inputs.step_presets || !list || list->empty()) return std::nullopt;
+    presets::StepPresets carried;
+    try {
+        carried = presets::decode_step_presets(*inputs.step_presets);
+    } catch (const InputError&) {
+        return std::nullopt;  // resolving the list itself gives the authoritative answer or error
+    }
+    if (carried.preset_list != *list) return std::nullopt;
+    auto applied = carried.applied();
+    if (!env_names_allowed(applied, site_env_policy)) return std::nullopt;
+    return with_policy_option(settings_from(applied, inputs), inputs);
 }
 
 }  // namespace fairway::binding

@@ -23,19 +23,26 @@ struct PresetSources {
     std::function<std::string(const std::string& path)> read_user_file;  // client side only
 };
 
+// What the client carries with the job after checking its options.
+struct ClientRequest {
+    std::optional<std::string> user_presets;  // FAIRWAY_USER_PRESETS, when the list names files
+    std::optional<std::string> step_presets;  // FAIRWAY_STEP_PRESETS, when --preset was given and fits
+};
+
 // Client check of --preset (and --gpu-bind-policy when given). Resolves the list exactly as
-// slurmstepd will, so an unknown name ("did you mean ...? available: ...") or a malformed file
-// (file:line: key ...) stops the submission. Returns the encoded user files to carry with the
-// job (FAIRWAY_USER_PRESETS), or nullopt when the list names no file. Throws fairway::InputError.
-std::optional<std::string> check_client_request(const std::optional<std::string>& preset_list,
-                                                const std::optional<std::string>& gpu_policy_option,
-                                                const PresetSources& sources, const PluginConfig& config);
+// slurmstepd would, so an unknown name ("did you mean ...? available: ...") or a malformed file
+// (file:line: key ...) stops the submission. Returns what to carry: the encoded user files and
+// the resolved step fields. Throws fairway::InputError.
+ClientRequest check_client_request(const std::optional<std::string>& preset_list,
+                                   const std::optional<std::string>& gpu_policy_option,
+                                   const PresetSources& sources, const PluginConfig& config);
 
 // What slurmstepd knows about the step's presets.
 struct StepPresetInputs {
     std::optional<std::string> preset_option;      // --preset as the step received it
     std::optional<std::string> applied_presets;    // FAIRWAY_APPLIED_PRESETS (job_submit's record)
     std::optional<std::string> user_presets;       // FAIRWAY_USER_PRESETS (encoded)
+    std::optional<std::string> step_presets;       // FAIRWAY_STEP_PRESETS (encoded, the client's resolution)
     std::optional<std::string> gpu_policy_option;  // --gpu-bind-policy
     std::function<std::optional<std::string>(const std::string& name)> step_env;  // the step's environment
 };
@@ -56,5 +63,14 @@ struct StepSettings {
 // (so `defaults` never overrides what the user exported). Throws fairway::InputError.
 StepSettings resolve_step_settings(const StepPresetInputs& inputs, const PresetSources& sources,
                                    const PluginConfig& config);
+
+// The step's settings from what the client resolved (inputs.step_presets), the same as
+// resolve_step_settings would give without reading any preset file. Nullopt, and the caller
+// resolves the list itself, when nothing was carried, it was resolved for another list than the
+// step's (an inherited value, say), it is malformed, or it names an env variable that the
+// default policy refuses and `site_env_policy()` (called only then) does not allow: the user
+// controls the carried text, and it must never let a step do what the site's rules forbid.
+std::optional<StepSettings> carried_step_settings(const StepPresetInputs& inputs,
+                                                  const std::function<presets::EnvPolicy()>& site_env_policy);
 
 }  // namespace fairway::binding

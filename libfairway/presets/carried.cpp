@@ -2,16 +2,19 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
+#include <vector>
 
 #include "presets/trusted_file.h"
+#include "presets/values.h"
 
 namespace fairway::presets {
 namespace {
 
 constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-[[noreturn]] void carried_error(const std::string& problem) {
-    throw InputError(SourceLocation{"", 0, kUserPresetsVar}, problem);
+[[noreturn]] void carried_error(const std::string& problem, const char* variable = kUserPresetsVar) {
+    throw InputError(SourceLocation{"", 0, variable}, problem);
 }
 
 std::string base64_encode(std::string_view bytes) {
@@ -30,8 +33,8 @@ std::string base64_encode(std::string_view bytes) {
     return out;
 }
 
-std::string base64_decode(std::string_view text) {
-    if (text.size() % 4 != 0) carried_error("malformed encoding (length)");
+std::string base64_decode(std::string_view text, const char* variable = kUserPresetsVar) {
+    if (text.size() % 4 != 0) carried_error("malformed encoding (length)", variable);
     std::string out;
     out.reserve(text.size() / 4 * 3);
     for (std::size_t i = 0; i < text.size(); i += 4) {
@@ -40,7 +43,7 @@ std::string base64_decode(std::string_view text) {
         std::uint32_t chunk = 0;
         for (std::size_t k = 0; k < 4 - padding; ++k) {
             auto value = kAlphabet.find(text[i + k]);
-            if (value == std::string_view::npos) carried_error("malformed encoding (character)");
+            if (value == std::string_view::npos) carried_error("malformed encoding (character)", variable);
             chunk = (chunk << 6) | static_cast<std::uint32_t>(value);
         }
         chunk <<= 6 * padding;
@@ -49,7 +52,120 @@ std::string base64_decode(std::string_view text) {
     return out;
 }
 
+// Splits `text` at every `separator` (an empty text gives one empty part).
+std::vector<std::string_view> split_at(std::string_view text, char separator) {
+    std::vector<std::string_view> parts;
+    for (std::size_t start = 0;;) {
+        auto end = text.find(separator, start);
+        parts.push_back(text.substr(start, end == std::string_view::npos ? text.npos : end - start));
+        if (end == std::string_view::npos) return parts;
+        start = end + 1;
+    }
+}
+
+// FAIRWAY_STEP_PRESETS format, version 1: tokens joined by ','; a token is a tag and its fields,
+// joined by ':', each field base64 (whose alphabet has neither separator) unless noted:
+//   fw1                      version, first
+//   L:<list>                 the preset list resolved, second
+//   P:<name>:<strategy>      starts a preset; strategy in force, plain ("defaults", ...)
+//   E:<name>:<value>         env name set
+//   U:<name>                 env name written as null
+//   B:<binding>              gpu-binding ("per-rank:2")
+//   D:1 | D:0                distributed-env, plain
+//   X:<field key>            gpu-binding or distributed-env written as null, plain
+constexpr std::string_view kStepPresetsVersion = "fw1";
+constexpr std::size_t kMaxStepEnvValue = 4096;  // as the loader allows
+
+[[noreturn]] void step_presets_error(const std::string& problem) { carried_error(problem, kStepPresetsVar); }
+
+std::string step_token(std::string_view tag, std::initializer_list<std::string_view> fields) {
+    std::string token(tag);
+    for (auto field : fields) token += ':' + base64_encode(field);
+    return token;
+}
+
+void encode_step_preset(const AppliedPreset& entry, std::vector<std::string>& tokens) {
+    const Preset& preset = *entry.preset;
+    tokens.push_back(step_token("P", {preset.name}) + ':' + std::string(strategy_name(entry.strategy)));
+    for (const auto& [name, value] : preset.values.env) tokens.push_back(step_token("E", {name, value}));
+    for (const auto& name : preset.cleared_env) tokens.push_back(step_token("U", {name}));
+    if (preset.values.gpu_binding) tokens.push_back(step_token("B", {format_gpu_binding(*preset.values.gpu_binding)}));
+    if (preset.values.distributed_env) tokens.push_back(*preset.values.distributed_env ? "D:1" : "D:0");
+    for (Field field : {Field::gpu_binding, Field::distributed_env})
+        if (preset.cleared.test(static_cast<std::size_t>(field))) tokens.push_back("X:" + std::string(field_key(field)));
+}
+
+std::string decoded_env_name(std::string_view field) {
+    std::string name = base64_decode(field, kStepPresetsVar);
+    if (!is_valid_env_name(name)) step_presets_error("invalid environment name");
+    return name;
+}
+
+// Applies one token after P to the preset it belongs to.
+void decode_step_field(const std::vector<std::string_view>& fields, Preset& preset) {
+    auto tag = fields[0];
+    if (tag == "E" && fields.size() == 3) {
+        std::string value = base64_decode(fields[2], kStepPresetsVar);
+        if (value.size() > kMaxStepEnvValue || value.find('\0') != std::string::npos) step_presets_error("invalid env value");
+        preset.values.env[decoded_env_name(fields[1])] = std::move(value);
+    } else if (tag == "U" && fields.size() == 2) {
+        preset.cleared_env.insert(decoded_env_name(fields[1]));
+    } else if (tag == "B" && fields.size() == 2) {
+        preset.values.gpu_binding = parse_gpu_binding(base64_decode(fields[1], kStepPresetsVar));
+        if (!preset.values.gpu_binding) step_presets_error("invalid gpu-binding");
+    } else if (tag == "D" && fields.size() == 2 && (fields[1] == "1" || fields[1] == "0")) {
+        preset.values.distributed_env = fields[1] == "1";
+    } else if (tag == "X" && fields.size() == 2 && (fields[1] == field_key(Field::gpu_binding) ||
+                                                   fields[1] == field_key(Field::distributed_env))) {
+        preset.cleared.set(static_cast<std::size_t>(*field_from_key(fields[1])));
+    } else {
+        step_presets_error("malformed entry");
+    }
+}
+
+Preset decode_step_preset_start(const std::vector<std::string_view>& fields) {
+    if (fields.size() != 3) step_presets_error("malformed preset entry");
+    auto strategy = strategy_from_name(fields[2]);
+    if (!strategy) step_presets_error("unknown merge strategy");
+    Preset preset;
+    preset.name = base64_decode(fields[1], kStepPresetsVar);
+    preset.strategy = *strategy;
+    return preset;
+}
+
 }  // namespace
+
+std::vector<AppliedPreset> StepPresets::applied() const {
+    std::vector<AppliedPreset> entries;
+    for (const auto& preset : presets) entries.push_back({&preset, preset.strategy});
+    return entries;
+}
+
+std::optional<std::string> encode_step_presets(std::string_view preset_list, const std::vector<AppliedPreset>& applied) {
+    std::vector<std::string> tokens{std::string(kStepPresetsVersion), step_token("L", {preset_list})};
+    for (const auto& entry : applied) encode_step_preset(entry, tokens);
+    std::string encoded;
+    for (const auto& token : tokens) encoded += (encoded.empty() ? "" : ",") + token;
+    if (encoded.size() > kMaxStepPresetsBytes) return std::nullopt;
+    return encoded;
+}
+
+StepPresets decode_step_presets(std::string_view encoded) {
+    if (encoded.size() > kMaxStepPresetsBytes) step_presets_error("too large");
+    auto tokens = split_at(encoded, ',');
+    if (tokens.size() < 2 || tokens[0] != kStepPresetsVersion) step_presets_error("unknown format");
+    auto list = split_at(tokens[1], ':');
+    if (list.size() != 2 || list[0] != "L") step_presets_error("no preset list");
+    StepPresets result;
+    result.preset_list = base64_decode(list[1], kStepPresetsVar);
+    for (std::size_t i = 2; i < tokens.size(); ++i) {
+        auto fields = split_at(tokens[i], ':');
+        if (fields[0] == "P") result.presets.push_back(decode_step_preset_start(fields));
+        else if (result.presets.empty()) step_presets_error("entry before any preset");
+        else decode_step_field(fields, result.presets.back());
+    }
+    return result;
+}
 
 // Format: entries "base64(path):base64(text)" joined by ','. Both alphabets exclude ':' and ','.
 std::string encode_user_presets(const UserPresetTexts& files, std::size_t max_bytes) {

@@ -65,7 +65,7 @@ std::string error_of(const std::function<void()>& body) {
 
 TEST(ClientRequest, SiteNamesNeedNoCarriedText) {
     FakeSources fake;
-    EXPECT_EQ(check_client_request("ddp,ordered", std::nullopt, fake.sources(), {}), std::nullopt);
+    EXPECT_EQ(check_client_request("ddp,ordered", std::nullopt, fake.sources(), {}).user_presets, std::nullopt);
     EXPECT_EQ(fake.site_loads, 1);
 }
 
@@ -80,7 +80,7 @@ TEST(ClientRequest, UnknownNameListsAvailableAndNearest) {
 TEST(ClientRequest, UserFilesTravelEncodedAndFileOnlyListsSkipTheSiteDirectory) {
     FakeSources fake;
     fake.user_files["./mine.yaml"] = "gpu-binding: closest\n";
-    auto encoded = check_client_request("./mine.yaml", std::nullopt, fake.sources(), {});
+    auto encoded = check_client_request("./mine.yaml", std::nullopt, fake.sources(), {}).user_presets;
     ASSERT_TRUE(encoded.has_value());
     EXPECT_EQ(fake.site_loads, 0);
     auto files = fairway::presets::decode_user_presets(*encoded);
@@ -105,7 +105,9 @@ TEST(ClientRequest, OversizedUserFileIsRefused) {
 
 TEST(ClientRequest, ChecksTheGpuPolicyOption) {
     FakeSources fake;
-    EXPECT_EQ(check_client_request(std::nullopt, "per-rank:2", fake.sources(), {}), std::nullopt);
+    auto request = check_client_request(std::nullopt, "per-rank:2", fake.sources(), {});
+    EXPECT_EQ(request.user_presets, std::nullopt);
+    EXPECT_EQ(request.step_presets, std::nullopt);
     EXPECT_THROW(check_client_request(std::nullopt, "nearest", fake.sources(), {}), InputError);
     EXPECT_EQ(fake.site_loads, 0);
 }
@@ -189,4 +191,109 @@ TEST(StepSettings, RefusedEnvNamesNeedTheSitesPermission) {
     config.allow_env = {"LD_PRELOAD"};
     auto settings = resolve_step_settings(inputs, fake.sources(), config);
     EXPECT_EQ(settings.env_changes, (std::vector<EnvChange>{{"LD_PRELOAD", "/x.so"}}));
+}
+
+namespace {
+
+// A step of `list` whose client carried what it resolved (and the user files it read).
+StepPresetInputs carried_step(FakeSources& fake, const std::string& list, std::map<std::string, std::string> env = {}) {
+    auto request = check_client_request(list, std::nullopt, fake.sources(), {});
+    auto inputs = step_with(list, std::move(env));
+    inputs.user_presets = request.user_presets;
+    inputs.step_presets = request.step_presets;
+    return inputs;
+}
+
+std::string describe(const StepSettings& settings) {
+    std::string text = settings.applied + " " + to_string(settings.gpu_policy) + (settings.distributed_env ? " dist" : "");
+    for (const auto& [name, value] : settings.env_changes) text += " " + name + "=" + value.value_or("<unset>");
+    return text;
+}
+
+fairway::presets::EnvPolicy no_site_policy_expected() {
+    ADD_FAILURE() << "presets.conf consulted for names the default policy allows";
+    return {};
+}
+
+}  // namespace
+
+TEST(CarriedStepSettings, EqualResolvingTheListInTheStep) {
+    FakeSources fake;
+    fake.user_files["./mine.yaml"] =
+        "merge: replace\nenv: {NCCL_DEBUG: ~, EXTRA: \"a b,c:d\"}\ngpu-binding: ~\n---\nname: two\ndistributed-env: ~\n";
+    const std::map<std::string, std::string> exported{{"NCCL_DEBUG", "TRACE"}, {"OMP_NUM_THREADS", "8"}};
+    for (const char* list : {"ddp", "ddp,quiet", "ddp,ordered", "quiet:replace,ddp", "ordered,ddp:override",
+                             "ddp,./mine.yaml", "./mine.yaml:defaults,quiet"}) {
+        for (const auto& env : {std::map<std::string, std::string>{}, exported}) {
+            auto inputs = carried_step(fake, list, env);
+            ASSERT_TRUE(inputs.step_presets.has_value()) << list;
+            auto carried = carried_step_settings(inputs, no_site_policy_expected);
+            ASSERT_TRUE(carried.has_value()) << list;
+            EXPECT_EQ(describe(*carried), describe(resolve_step_settings(inputs, fake.sources(), {}))) << list;
+        }
+    }
+}
+
+TEST(CarriedStepSettings, ReadNoPresetFile) {
+    FakeSources fake;
+    auto inputs = carried_step(fake, "ddp,quiet");
+    int loads_after_client = fake.site_loads;
+    ASSERT_TRUE(carried_step_settings(inputs, no_site_policy_expected).has_value());
+    EXPECT_EQ(fake.site_loads, loads_after_client);
+}
+
+TEST(CarriedStepSettings, OnlyForTheListTheStepResolves) {
+    FakeSources fake;
+    auto inputs = carried_step(fake, "ddp");
+    inputs.preset_option = "ordered";  // e.g. inherited from an outer srun or sbatch
+    EXPECT_EQ(carried_step_settings(inputs, no_site_policy_expected), std::nullopt);
+    inputs.preset_option.reset();
+    inputs.applied_presets = "ddp";  // job_submit's record, as in a batch step
+    EXPECT_TRUE(carried_step_settings(inputs, no_site_policy_expected).has_value());
+    inputs.applied_presets.reset();
+    EXPECT_EQ(carried_step_settings(inputs, no_site_policy_expected), std::nullopt);
+}
+
+TEST(CarriedStepSettings, MalformedOrAbsentMeansResolveInTheStep) {
+    FakeSources fake;
+    auto inputs = carried_step(fake, "ddp");
+    for (const char* bad : {"", "fw1", "fw2,L:ZGRw", "fw1,L:ZGRw,E:QQ==:Qg==", "fw1,L:ZGRw,P:ZGRw:sideways"}) {
+        inputs.step_presets = bad;
+        EXPECT_EQ(carried_step_settings(inputs, no_site_policy_expected), std::nullopt) << bad;
+    }
+    inputs.step_presets.reset();
+    EXPECT_EQ(carried_step_settings(inputs, no_site_policy_expected), std::nullopt);
+}
+
+TEST(CarriedStepSettings, GpuPolicyOptionStillWins) {
+    FakeSources fake;
+    auto inputs = carried_step(fake, "ddp");
+    inputs.gpu_policy_option = "round-robin";
+    EXPECT_EQ(to_string(carried_step_settings(inputs, no_site_policy_expected)->gpu_policy), "round-robin");
+    inputs.gpu_policy_option = "nearest";
+    EXPECT_THROW(carried_step_settings(inputs, no_site_policy_expected), InputError);
+}
+
+// The user controls srun's environment, hence the carried text: a forged LD_PRELOAD must not pass
+// unless the site allows it, exactly as if a preset file had said so.
+TEST(CarriedStepSettings, RefusedEnvNamesNeedTheSitesPermission) {
+    fairway::presets::Preset forged;
+    forged.name = "ddp";
+    forged.values.env["LD_PRELOAD"] = "/tmp/evil.so";
+    forged.cleared_env.insert("SLURM_CPU_BIND");
+    auto inputs = step_with("ddp");
+    inputs.step_presets = fairway::presets::encode_step_presets("ddp", {{&forged, forged.strategy}});
+    int site_reads = 0;
+    auto site_allowing = [&site_reads](std::vector<std::string> allowed) {
+        return [&site_reads, allowed] {
+            ++site_reads;
+            return fairway::presets::EnvPolicy{allowed};
+        };
+    };
+    EXPECT_EQ(carried_step_settings(inputs, site_allowing({})), std::nullopt);
+    EXPECT_EQ(carried_step_settings(inputs, site_allowing({"LD_PRELOAD"})), std::nullopt);  // SLURM_CPU_BIND
+    auto allowed = carried_step_settings(inputs, site_allowing({"LD_PRELOAD", "SLURM_*"}));
+    ASSERT_TRUE(allowed.has_value());
+    EXPECT_EQ(describe(*allowed), "ddp none LD_PRELOAD=/tmp/evil.so SLURM_CPU_BIND=<unset>");
+    EXPECT_EQ(site_reads, 3);  // once per call, not once per name
 }
