@@ -1,36 +1,18 @@
 // Allocator (sbatch, salloc) and local (srun) context: check --preset before anything is
 // submitted, so a typo or a malformed file is reported at the user's terminal with the list of
-// presets and the nearest match, and carry the user's own preset files with the job.
+// presets and the nearest match, and carry with the job the user's own preset files and what the
+// presets resolved to. Reading presets is the YAML module's part (yaml_module.h).
 #include "client.h"
 
-#include "site.h"
+#include "yaml_module.h"
 
+#include "binding/gpu_policy.h"
 #include "presets/carried.h"
-#include "presets/loader.h"
 
 #include <cstdlib>
-#include <unistd.h>
 
 namespace fairway::spank {
 namespace {
-
-// Inside a batch job, srun inherits --preset=./mine.yaml from sbatch while its working
-// directory may not hold the file: the text sbatch carried then stands in for it.
-std::string read_or_carried(const std::string& path, const binding::PluginConfig& config) {
-    const char* carried = std::getenv((std::string(kCarriedPrefix) + presets::kUserPresetsVar).c_str());
-    if (access(path.c_str(), R_OK) != 0 && carried) {
-        auto files = presets::decode_user_presets(carried, config.user_preset_max_bytes);
-        if (auto file = files.find(path); file != files.end()) return file->second;
-    }
-    return presets::read_user_preset_file(path, config.user_preset_max_bytes);
-}
-
-binding::PresetSources client_sources(const binding::PluginConfig& config) {
-    return {
-        [&config] { return presets::load_site_directory(config.presets_dir, presets::EnvPolicy{config.allow_env}); },
-        [&config](const std::string& path) { return read_or_carried(path, config); },
-    };
-}
 
 int set_job_control_env(spank_t sp, const char* name, const std::string& value) {
     spank_err_t rc = spank_job_control_setenv(sp, name, value.c_str(), 1);
@@ -51,7 +33,7 @@ int carry(spank_t sp, const char* name, const std::string& value, bool to_slurmc
 
 // The user's preset files (for slurmctld and the steps) and what the presets resolved to (so that
 // slurmstepd need not scan the site directory and parse YAML on every node of every step).
-int carry_request(spank_t sp, const binding::ClientRequest& request) {
+int carry_request(spank_t sp, const CarriedRequest& request) {
     if (request.user_presets && carry(sp, presets::kUserPresetsVar, *request.user_presets, true) != ESPANK_SUCCESS)
         return kSpankFailure;
     if (request.step_presets) return carry(sp, presets::kStepPresetsVar, *request.step_presets, false);
@@ -71,9 +53,11 @@ std::string given_options(const PluginContext& context) {
 int client_post_opt(spank_t sp, const PluginContext& context) {
     if (!context.preset_option && !context.gpu_policy_option) return ESPANK_SUCCESS;
     try {
-        auto config = effective_config(context.config);
-        return carry_request(sp, binding::check_client_request(context.preset_option, context.gpu_policy_option,
-                                                               client_sources(config), config));
+        if (!context.preset_option) {  // a policy alone needs no preset file
+            binding::parse_gpu_policy(*context.gpu_policy_option);
+            return ESPANK_SUCCESS;
+        }
+        return carry_request(sp, yaml_client_check(context.plugin_args, context.preset_option, context.gpu_policy_option));
     } catch (const std::exception& error) {
         slurm_error("fairway: %s: %s", given_options(context).c_str(), error.what());
         return kSpankFailure;

@@ -4,7 +4,7 @@
 
 #include "binding/gpu_policy.h"
 #include "binding/plugin_config.h"
-#include "binding/step_presets.h"
+#include "binding/step_settings.h"
 
 #include <optional>
 #include <string>
@@ -21,6 +21,7 @@ struct StepPlan {
 };
 
 struct PluginContext {
+    std::vector<std::string> plugin_args;          // as plugstack.conf gave them (for the YAML module)
     binding::PluginConfig config;
     std::optional<std::string> preset_option;      // --preset=NAME[,NAME...] as given
     std::optional<std::string> gpu_policy_option;  // --gpu-bind-policy=POLICY as given

@@ -2,15 +2,18 @@
 // and the variables torch.distributed's env:// reads.
 #include "remote.h"
 
-#include "site.h"
+#include "yaml_module.h"
 
 #include "binding/sysfs_topology.h"
 #include "binding/text.h"
 #include "binding/training_env.h"
 #include "presets/carried.h"
-#include "presets/loader.h"
 
 #include <sched.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
 
 extern "C" {
 #include <slurm/slurm.h>
@@ -58,55 +61,61 @@ std::vector<binding::StepGpu> step_gpus(spank_t sp, const binding::PluginConfig&
     return gpus;
 }
 
+// presets.conf's facts, asked of the YAML module once per step and only when presets.conf exists
+// (a missing file means no account defaults and the default env policy).
+class LazySiteFacts {
+public:
+    explicit LazySiteFacts(const PluginContext& context, std::optional<std::string> account)
+        : context_(context), account_(std::move(account)) {}
+
+    std::optional<std::string> account_default() { return facts().account_default; }
+
+    // plugstack.conf's allow_env wins over presets.conf's, as binding::with_site_config says.
+    presets::EnvPolicy env_policy() {
+        if (context_.config.given.count("allow_env")) return presets::EnvPolicy{context_.config.allow_env};
+        return presets::EnvPolicy{facts().allow_env};
+    }
+
+private:
+    const spank::SiteFacts& facts() {
+        if (!facts_) facts_ = site_config_exists() ? yaml_site(context_.plugin_args, account_) : spank::SiteFacts{};
+        return *facts_;
+    }
+    bool site_config_exists() const {
+        // In slurmstepd the environment is slurmd's, as job_submit/fairway's is slurmctld's.
+        auto path = binding::site_config_path(context_.config, std::getenv("FAIRWAY_PRESETS_CONF"), std::getenv("SLURM_CONF"));
+        return access(path.c_str(), F_OK) == 0 || errno != ENOENT;
+    }
+
+    const PluginContext& context_;
+    std::optional<std::string> account_;
+    std::optional<spank::SiteFacts> facts_;
+};
+
+// What the client resolved when it carried that (no file read, no YAML), else the step's list
+// resolved by the YAML module from the site directory and the carried user files.
+binding::StepSettings step_settings(const binding::StepPresetInputs& inputs, const PluginContext& context,
+                                    LazySiteFacts& site) {
+    if (auto carried = binding::carried_step_settings(inputs, [&site] { return site.env_policy(); })) return *carried;
+    const auto& list = binding::step_preset_list(inputs);
+    if (!list || list->empty()) return binding::step_settings_from({}, inputs);
+    auto resolved = presets::decode_step_presets(yaml_step_presets(context.plugin_args, *list, inputs.user_presets),
+                                                 presets::kMaxLocalStepPresetsBytes);
+    return binding::step_settings_from(resolved.applied(), inputs);
+}
+
 // Job_submit/fairway's record of the account defaults reaches batch jobs only (slurmctld hands a
 // job's environment to the batch step; an allocation made by srun or salloc carries none, and
 // its spank_job_env never reaches slurmstepd). A step that names no preset and carries no record
 // therefore gets its account's defaults here, by the rule job_submit/fairway applied: the job's
 // account (SLURM_JOB_ACCOUNT, set by slurmctld) looked up in the same presets.conf.
-std::optional<std::string> account_default(spank_t sp, const presets::SiteConfig& site) {
-    auto account = step_env(sp, "SLURM_JOB_ACCOUNT");
-    if (!account) return std::nullopt;
-    auto found = site.account_defaults.find(*account);
-    if (found == site.account_defaults.end()) return std::nullopt;
-    return found->second;
-}
-
-// presets.conf, read on first use: a step whose client carried its resolved presets needs it only
-// for an env name that the default policy refuses, and a step with no presets only for its
-// account's defaults.
-class LazySiteConfig {
-public:
-    explicit LazySiteConfig(const binding::PluginConfig& plugstack_args) : plugstack_args_(plugstack_args) {}
-    const presets::SiteConfig& site() {
-        if (!site_) site_ = site_config(plugstack_args_);
-        return *site_;
-    }
-    binding::PluginConfig config() { return binding::with_site_config(plugstack_args_, site()); }
-
-private:
-    const binding::PluginConfig& plugstack_args_;
-    std::optional<presets::SiteConfig> site_;
-};
-
-// What the client resolved when it carried that (no file read, no YAML), else the presets
-// resolved here from the site directory and the carried user files.
-binding::StepSettings step_settings(const binding::StepPresetInputs& inputs, LazySiteConfig& site) {
-    auto carried = binding::carried_step_settings(inputs, [&site] { return presets::EnvPolicy{site.config().allow_env}; });
-    if (carried) return *carried;
-    auto config = site.config();
-    binding::PresetSources sources{
-        [&config] { return presets::load_site_directory(config.presets_dir, presets::EnvPolicy{config.allow_env}); },
-        nullptr};
-    return binding::resolve_step_settings(inputs, sources, config);
-}
-
 StepPlan make_plan(spank_t sp, const PluginContext& context) {
     StepPlan plan;
     auto inputs = step_inputs(sp, context);
-    LazySiteConfig site(context.config);
-    if (!inputs.preset_option && !inputs.applied_presets) inputs.applied_presets = account_default(sp, site.site());
+    LazySiteFacts site(context, step_env(sp, "SLURM_JOB_ACCOUNT"));
+    if (!inputs.preset_option && !inputs.applied_presets) inputs.applied_presets = site.account_default();
     if (!inputs.preset_option && !inputs.applied_presets && !inputs.gpu_policy_option) return plan;
-    plan.settings = step_settings(inputs, site);
+    plan.settings = step_settings(inputs, context, site);
     plan.per_rank = is_regular_step(sp);
     bool closest = plan.settings.gpu_policy.policy == binding::PolicyKind::closest;
     if (plan.per_rank && plan.settings.gpu_policy.policy != binding::PolicyKind::none) {

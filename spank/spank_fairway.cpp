@@ -79,7 +79,9 @@ extern const unsigned int spank_plugin_version = 1;
 
 int slurm_spank_init(spank_t sp, int argc, char** argv) {
     return guarded("init", [&] {
-        plugin_context().config = fairway::binding::parse_plugin_args(std::vector<std::string>(argv, argv + argc));
+        auto& context = plugin_context();
+        context.plugin_args.assign(argv, argv + argc);
+        context.config = fairway::binding::parse_plugin_args(context.plugin_args);
         return register_options(sp);
     });
 }

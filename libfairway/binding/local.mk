@@ -5,6 +5,7 @@ libfairway_libfairway_la_SOURCES += \
 	libfairway/binding/hostlist.cpp libfairway/binding/hostlist.h \
 	libfairway/binding/plugin_config.cpp libfairway/binding/plugin_config.h \
 	libfairway/binding/step_presets.cpp libfairway/binding/step_presets.h \
+	libfairway/binding/step_settings.cpp libfairway/binding/step_settings.h \
 	libfairway/binding/sysfs_topology.cpp libfairway/binding/sysfs_topology.h \
 	libfairway/binding/text.cpp libfairway/binding/text.h \
 	libfairway/binding/training_env.cpp libfairway/binding/training_env.h

@@ -141,17 +141,18 @@ std::vector<AppliedPreset> StepPresets::applied() const {
     return entries;
 }
 
-std::optional<std::string> encode_step_presets(std::string_view preset_list, const std::vector<AppliedPreset>& applied) {
+std::optional<std::string> encode_step_presets(std::string_view preset_list, const std::vector<AppliedPreset>& applied,
+                                               std::size_t max_bytes) {
     std::vector<std::string> tokens{std::string(kStepPresetsVersion), step_token("L", {preset_list})};
     for (const auto& entry : applied) encode_step_preset(entry, tokens);
     std::string encoded;
     for (const auto& token : tokens) encoded += (encoded.empty() ? "" : ",") + token;
-    if (encoded.size() > kMaxStepPresetsBytes) return std::nullopt;
+    if (encoded.size() > max_bytes) return std::nullopt;
     return encoded;
 }
 
-StepPresets decode_step_presets(std::string_view encoded) {
-    if (encoded.size() > kMaxStepPresetsBytes) step_presets_error("too large");
+StepPresets decode_step_presets(std::string_view encoded, std::size_t max_bytes) {
+    if (encoded.size() > max_bytes) step_presets_error("too large");
     auto tokens = split_at(encoded, ',');
     if (tokens.size() < 2 || tokens[0] != kStepPresetsVersion) step_presets_error("unknown format");
     auto list = split_at(tokens[1], ':');

@@ -27,7 +27,9 @@ inline constexpr const char* kAppliedPresetsVar = "FAIRWAY_APPLIED_PRESETS";
 // name Slurm gives client-set spank job variables there, and srun steps inside inherit it.
 inline constexpr const char* kAppliedPresetsBatchVar = "SLURM_SPANK_FAIRWAY_APPLIED_PRESETS";
 inline constexpr const char* kStepPresetsVar = "FAIRWAY_STEP_PRESETS";
-inline constexpr std::size_t kMaxStepPresetsBytes = 64 * 1024;  // encoded
+inline constexpr std::size_t kMaxStepPresetsBytes = 64 * 1024;  // encoded, carried with a job
+// Within slurmstepd, from the plugin's YAML module to the plugin: any list the site allows.
+inline constexpr std::size_t kMaxLocalStepPresetsBytes = 64 * 1024 * 1024;
 
 // Encodes user files (path -> text) as one printable string: base64 of a YAML mapping from
 // path to text. Throws InputError (key "preset") when the texts together exceed `max_bytes`.
@@ -48,12 +50,13 @@ struct StepPresets {
 };
 
 // Encodes the step fields of `applied` for `preset_list`; nullopt when the result would exceed
-// kMaxStepPresetsBytes (the step then resolves the list itself).
-std::optional<std::string> encode_step_presets(std::string_view preset_list, const std::vector<AppliedPreset>& applied);
+// `max_bytes` (the step then resolves the list itself).
+std::optional<std::string> encode_step_presets(std::string_view preset_list, const std::vector<AppliedPreset>& applied,
+                                               std::size_t max_bytes = kMaxStepPresetsBytes);
 
 // The reverse. Throws InputError (key FAIRWAY_STEP_PRESETS) on anything malformed: bad encoding,
-// unknown tags, invalid env names or values longer than 4096 bytes, more than kMaxStepPresetsBytes.
-StepPresets decode_step_presets(std::string_view encoded);
+// unknown tags, invalid env names or values longer than 4096 bytes, more than `max_bytes`.
+StepPresets decode_step_presets(std::string_view encoded, std::size_t max_bytes = kMaxStepPresetsBytes);
 
 // Reads a user's preset file on the client, refusing files over `max_bytes` (InputError naming it).
 std::string read_user_preset_file(const std::string& path, std::size_t max_bytes = kMaxUserPresetBytes);

@@ -1,5 +1,6 @@
 // Reading the presets directory from the SPANK plugin's plugstack.conf line, so that a site names
-// it once (as the issue asks) and job_submit/fairway agrees with the SPANK plugin.
+// it once (as the issue asks) and job_submit/fairway agrees with the SPANK plugin; and where
+// presets.conf lives. No YAML here: the SPANK plugin's slurmstepd side links this file.
 #include <glob.h>
 
 #include <sstream>
@@ -69,6 +70,12 @@ std::optional<std::string> presets_dir_from_plugstack_file(const std::string& pa
                 if (auto dir = presets_dir_from_plugstack(*nested)) return dir;
     }
     return std::nullopt;
+}
+
+std::string site_config_path_for(std::string_view slurm_conf_path) {
+    auto slash = slurm_conf_path.rfind('/');
+    std::string dir = slash == std::string_view::npos ? "." : std::string(slurm_conf_path.substr(0, slash));
+    return (dir.empty() ? "" : dir) + "/fairway/presets.conf";
 }
 
 }  // namespace fairway::presets

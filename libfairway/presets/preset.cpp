@@ -90,4 +90,11 @@ JobRequest merge_preset(const JobRequest& job, const Preset& preset) {
     return merge_presets(job, {AppliedPreset{&preset, preset.strategy}});
 }
 
+std::string describe_applied(const std::vector<AppliedPreset>& applied) {
+    std::string names;
+    for (const auto& entry : applied)
+        if (entry.preset) names += (names.empty() ? "" : ",") + entry.preset->name;
+    return names;
+}
+
 }  // namespace fairway::presets

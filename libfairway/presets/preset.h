@@ -47,6 +47,9 @@ struct AppliedPreset {
     MergeStrategy strategy = MergeStrategy::defaults;
 };
 
+// Names of applied presets, comma-separated in order ("a100,nccl-ib,./mine.yaml").
+std::string describe_applied(const std::vector<AppliedPreset>& applied);
+
 // Applies `presets` left to right to `job` (the job's own settings) and returns the result.
 JobRequest merge_presets(const JobRequest& job, const std::vector<AppliedPreset>& presets);
 

@@ -150,11 +150,4 @@ std::vector<AppliedPreset> PresetResolver::resolve(std::string_view preset_list)
     return resolve(parse_preset_list(preset_list));
 }
 
-std::string describe_applied(const std::vector<AppliedPreset>& applied) {
-    std::vector<std::string> names;
-    for (const auto& entry : applied)
-        if (entry.preset) names.push_back(entry.preset->name);
-    return join(names, ",");
-}
-
 }  // namespace fairway::presets

@@ -81,7 +81,4 @@ private:
     std::map<std::string, std::vector<Preset>> user_files_;
 };
 
-// Names of applied presets, comma-separated in order ("a100,nccl-ib,./mine.yaml").
-std::string describe_applied(const std::vector<AppliedPreset>& applied);
-
 }  // namespace fairway::presets

@@ -138,10 +138,4 @@ SiteConfig load_site_config(const std::string& path, const std::string& default_
     return parse_site_config(read_trusted_file(path, kMaxConfigBytes, true), path, default_presets_dir);
 }
 
-std::string site_config_path_for(std::string_view slurm_conf_path) {
-    auto slash = slurm_conf_path.rfind('/');
-    std::string dir = slash == std::string_view::npos ? "." : std::string(slurm_conf_path.substr(0, slash));
-    return (dir.empty() ? "" : dir) + "/fairway/presets.conf";
-}
-
 }  // namespace fairway::presets

@@ -13,6 +13,8 @@ priority_required="$common init fini priority_p_set priority_p_reconfig priority
  priority_p_calc_fs_factor priority_p_get_priority_factors_list priority_p_job_end"
 jobsubmit_required="$common init fini job_submit job_modify"
 spank_required="$common slurm_spank_init"
+# spank_fairway_yaml.so is no Slurm plugin: spank_fairway.so looks up its C interface.
+spank_yaml_required="fairway_yaml_client_check fairway_yaml_step_presets fairway_yaml_site"
 spank_optional="spank_plugin_version spank_options slurm_spank_job_prolog slurm_spank_init_post_opt slurm_spank_local_user_init
  slurm_spank_user_init slurm_spank_task_init_privileged slurm_spank_task_init slurm_spank_task_post_fork
  slurm_spank_task_exit slurm_spank_job_epilog slurm_spank_slurmd_exit slurm_spank_exit"
@@ -44,6 +46,13 @@ done <<EOF
 priority/.libs/priority_fairway.so priority_required
 jobsubmit/.libs/job_submit_fairway.so jobsubmit_required
 spank/.libs/spank_fairway.so spank_required spank_optional
+spank/.libs/spank_fairway_yaml.so spank_yaml_required
 EOF
+# What srun and every slurmstepd load: the SPANK plugin must need no shared libstdc++ and no
+# yaml-cpp (loading them cost ~1 ms of CPU per process; spank/README.md).
+needed=$(readelf -d "$build/spank/.libs/spank_fairway.so" | awk '/NEEDED/ { print $NF }' | tr -d '[]' | tr '\n' ' ')
+note "spank_fairway.so needs: $needed"
+[[ $needed == *libstdc++* || $needed == *yaml-cpp* || $needed == *libgcc_s* ]] &&
+    problems+="spank_fairway.so loads shared C++ libraries: $needed"$'\n'
 problems=$(grep -v '^$' <<<"$problems")
 [ -z "$problems" ] || fail "$problems"

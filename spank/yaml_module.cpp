@@ -1,0 +1,116 @@
+#include "yaml_module.h"
+
+#include "yaml_module_api.h"
+
+#include "binding/text.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace fairway::spank {
+namespace {
+
+struct YamlModule {
+    fairway_yaml_client_check_fn* client_check;
+    fairway_yaml_step_presets_fn* step_presets;
+    fairway_yaml_site_fn* site;
+};
+
+std::string own_directory() {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&own_directory), &info) == 0 || !info.dli_fname)
+        throw std::runtime_error("cannot tell where spank_fairway.so was loaded from");
+    std::string path = info.dli_fname;
+    auto slash = path.rfind('/');
+    return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+template <typename Function>
+Function* symbol(void* handle, const char* name) {
+    void* found = dlsym(handle, name);
+    if (!found) throw std::runtime_error(std::string(kYamlModuleFile) + " does not define " + name);
+    return reinterpret_cast<Function*>(found);
+}
+
+// Loaded once per process and never unloaded (a step or command ends soon after).
+const YamlModule& yaml_module() {
+    static std::optional<YamlModule> loaded;
+    if (loaded) return *loaded;
+    std::string path = own_directory() + "/" + kYamlModuleFile;
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) throw std::runtime_error("cannot load " + path + ": " + dlerror());
+    loaded = YamlModule{symbol<fairway_yaml_client_check_fn>(handle, kYamlClientCheck),
+                        symbol<fairway_yaml_step_presets_fn>(handle, kYamlStepPresets),
+                        symbol<fairway_yaml_site_fn>(handle, kYamlSite)};
+    return *loaded;
+}
+
+// A C string the module malloc'ed, freed here.
+class ModuleString {
+public:
+    ModuleString() = default;
+    ModuleString(const ModuleString&) = delete;
+    ModuleString& operator=(const ModuleString&) = delete;
+    ~ModuleString() { std::free(text_); }
+    char** out() { return &text_; }
+    std::optional<std::string> value() const { return text_ ? std::optional<std::string>(text_) : std::nullopt; }
+
+private:
+    char* text_ = nullptr;
+};
+
+// The plugstack.conf arguments as the C interface takes them.
+class Argv {
+public:
+    explicit Argv(const std::vector<std::string>& args) {
+        for (const auto& arg : args) pointers_.push_back(arg.c_str());
+    }
+    int argc() const { return static_cast<int>(pointers_.size()); }
+    const char* const* argv() const { return pointers_.data(); }
+
+private:
+    std::vector<const char*> pointers_;
+};
+
+const char* c_str_or_null(const std::optional<std::string>& text) { return text ? text->c_str() : nullptr; }
+
+void check(int rc, const ModuleString& error) {
+    if (rc != 0) throw std::runtime_error(error.value().value_or("failed without saying why"));
+}
+
+}  // namespace
+
+CarriedRequest yaml_client_check(const std::vector<std::string>& plugin_args,
+                                 const std::optional<std::string>& preset_option,
+                                 const std::optional<std::string>& gpu_policy_option) {
+    Argv args(plugin_args);
+    ModuleString user_presets, step_presets, error;
+    check(yaml_module().client_check(args.argc(), args.argv(), c_str_or_null(preset_option),
+                                     c_str_or_null(gpu_policy_option), user_presets.out(), step_presets.out(),
+                                     error.out()),
+          error);
+    return {user_presets.value(), step_presets.value()};
+}
+
+std::string yaml_step_presets(const std::vector<std::string>& plugin_args, const std::string& preset_list,
+                              const std::optional<std::string>& user_presets) {
+    Argv args(plugin_args);
+    ModuleString step_presets, error;
+    check(yaml_module().step_presets(args.argc(), args.argv(), preset_list.c_str(), c_str_or_null(user_presets),
+                                     step_presets.out(), error.out()),
+          error);
+    return step_presets.value().value_or("");
+}
+
+SiteFacts yaml_site(const std::vector<std::string>& plugin_args, const std::optional<std::string>& account) {
+    Argv args(plugin_args);
+    ModuleString allow_env, account_default, error;
+    check(yaml_module().site(args.argc(), args.argv(), c_str_or_null(account), allow_env.out(), account_default.out(),
+                             error.out()),
+          error);
+    return {binding::split(allow_env.value().value_or(""), ','), account_default.value()};
+}
+
+}  // namespace fairway::spank
