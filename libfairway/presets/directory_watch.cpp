@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <utility>
 
 namespace fairway::presets {
@@ -66,15 +68,30 @@ void DirectoryWatch::close_fd() {
     fd_ = -1;
 }
 
+// A watched directory that was removed or renamed lost its watch (IN_IGNORED follows): a
+// directory made again under its name would go unnoticed, so the watch stops counting as exact
+// and its owner places a new one.
+void DirectoryWatch::note_lost_watches(const char* events, std::size_t size) {
+    constexpr std::uint32_t kWatchLost = IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF;
+    for (std::size_t at = 0; at + sizeof(inotify_event) <= size;) {
+        inotify_event event;
+        std::memcpy(&event, events + at, sizeof event);
+        if (event.mask & kWatchLost) exact_ = false;
+        at += sizeof(inotify_event) + event.len;
+    }
+}
+
 bool DirectoryWatch::changed() {
     if (fd_ < 0) return true;
-    // Events are only drained: which file changed does not matter, the caller re-checks them all.
+    // Which file changed does not matter (the caller re-checks them all), only whether a watch
+    // was lost.
     alignas(inotify_event) char buffer[4096];
     bool any = false;
     for (;;) {
         ssize_t got = ::read(fd_, buffer, sizeof buffer);
         if (got > 0) {
             any = true;
+            note_lost_watches(buffer, static_cast<std::size_t>(got));
             continue;
         }
         if (got < 0 && errno == EINTR) continue;

@@ -3,6 +3,7 @@
 // keep a cached view of files and still see an edit at the next use.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,8 @@ public:
 
     bool active() const { return fd_ >= 0; }
     // Every directory is watched itself, none through an ancestor (which sees only its own entries,
-    // so a file edited inside the missing directory, once created, would go unnoticed).
+    // so a file edited inside the missing directory, once created, would go unnoticed), and no
+    // watched directory has been removed or renamed since.
     bool exact() const { return active() && exact_; }
     const std::vector<std::string>& dirs() const { return dirs_; }
 
@@ -34,6 +36,7 @@ public:
 
 private:
     void close_fd();
+    void note_lost_watches(const char* events, std::size_t size);
 
     int fd_ = -1;
     bool exact_ = true;

@@ -173,6 +173,25 @@ TEST_F(SitePresetsTest, CacheNoticesAConfigDirectoryCreatedLater) {
     EXPECT_EQ(cache.current(now)->config.account_defaults.count("biology"), 1u);
 }
 
+// The config directory removed and made again (one cluster test's cleanup, the next one's setup):
+// the watch of the removed directory is gone, so the cache must watch the new one.
+TEST_F(SitePresetsTest, CacheNoticesAConfigDirectoryRemovedAndMadeAgain) {
+    auto conf_dir = root_ / "fairway";
+    fs::create_directory(conf_dir);
+    ::chmod(conf_dir.c_str(), 0755);
+    write_preset("x.yaml", "name: x\n");
+    write(conf_dir / "presets.conf", "account_defaults: {physics: x}\n");
+    SitePresetsCache cache((conf_dir / "presets.conf").string(), dir_.string(), std::chrono::hours(1));
+    const auto now = SitePresetsCache::Clock::now();
+    ASSERT_EQ(cache.current(now)->config.account_defaults.count("physics"), 1u);
+    fs::remove_all(conf_dir);
+    EXPECT_TRUE(cache.current(now)->config.account_defaults.empty());
+    fs::create_directory(conf_dir);
+    ::chmod(conf_dir.c_str(), 0755);
+    write(conf_dir / "presets.conf", "account_defaults: {biology: x}\n");
+    EXPECT_EQ(cache.current(now)->config.account_defaults.count("biology"), 1u);
+}
+
 TEST_F(SitePresetsTest, CacheFollowsTheConfiguredDirectory) {
     auto other = root_ / "other.d";
     fs::create_directory(other);
