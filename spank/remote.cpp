@@ -9,6 +9,7 @@
 #include "binding/training_env.h"
 #include "presets/carried.h"
 
+#include <malloc.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -152,30 +153,58 @@ bool bind_gpus(spank_t sp, const StepPlan& plan) {
     return ok;
 }
 
-bool export_training_env(spank_t sp, const PluginContext& context) {
+bool set_all(spank_t sp, const binding::EnvList& env) {
+    for (const auto& [name, value] : env)
+        if (!set_step_env(sp, name, value)) return false;
+    return true;
+}
+
+// What the training variables of every rank on this node share (user_init: no task yet).
+binding::RankIdentity node_identity(spank_t sp) {
+    binding::RankIdentity node;
+    node.job_id = u32_item(sp, S_JOB_ID).value_or(0);
+    node.step_id = u32_item(sp, S_JOB_STEPID).value_or(0);
+    node.world_size = u32_item(sp, S_JOB_TOTAL_TASK_COUNT).value_or(1);
+    node.local_world_size = u32_item(sp, S_JOB_LOCAL_TASK_COUNT).value_or(1);
+    node.node_rank = u32_item(sp, S_JOB_NODEID).value_or(0);
+    node.step_nodelist = step_env(sp, "SLURM_STEP_NODELIST").value_or(step_env(sp, "SLURM_NODELIST").value_or(""));
+    return node;
+}
+
+bool export_rank_training_env(spank_t sp) {
     binding::RankIdentity rank;
-    rank.job_id = u32_item(sp, S_JOB_ID).value_or(0);
-    rank.step_id = u32_item(sp, S_JOB_STEPID).value_or(0);
     rank.global_rank = u32_item(sp, S_TASK_GLOBAL_ID).value_or(0);
     int local_rank = 0;
     spank_get_item(sp, S_TASK_ID, &local_rank);
     rank.local_rank = static_cast<std::uint32_t>(local_rank);
-    rank.world_size = u32_item(sp, S_JOB_TOTAL_TASK_COUNT).value_or(1);
-    rank.local_world_size = u32_item(sp, S_JOB_LOCAL_TASK_COUNT).value_or(1);
-    rank.node_rank = u32_item(sp, S_JOB_NODEID).value_or(0);
-    rank.step_nodelist = step_env(sp, "SLURM_STEP_NODELIST").value_or(step_env(sp, "SLURM_NODELIST").value_or(""));
-    for (const auto& [name, value] : binding::training_env(rank, context.config.master_port_range))
-        if (!set_step_env(sp, name, value)) return false;
-    return true;
+    return set_all(sp, binding::rank_training_env(rank));
 }
+
+// The step's environment, set once per step and node: the presets' env, then the training
+// variables all ranks share (task_init adds each rank's own).
+bool export_step_env(spank_t sp, const PluginContext& context) {
+    const StepPlan& plan = *context.plan;
+    for (const auto& [name, value] : plan.settings.env_changes)
+        if (!set_step_env(sp, name, value)) return false;
+    if (!plan.per_rank || !plan.settings.distributed_env) return true;
+    return set_all(sp, binding::node_training_env(node_identity(sp), context.config.master_port_range));
+}
+
+// Slurm's setenvf (behind every spank_setenv) zeroes a 256 KiB buffer. The first one in a process
+// raises glibc's mmap threshold, so the later ones come from the heap: once the step's environment
+// is set, slurmstepd's heap holds their freed, dirty pages when it forks the tasks, and every
+// task's own 256 KiB buffers (env_array_copy before exec, each setenvf) copy them page by page
+// (copy-on-write). Handing the free heap back before the fork gives the tasks fresh pages instead
+// (perf, 15 launches of `srun -N4 -n32 --preset`: 696 vs 28 samples in env_array_copy's page faults).
+void release_free_heap() { malloc_trim(0); }
 
 }  // namespace
 
 int remote_user_init(spank_t sp, PluginContext& context) {
     try {
         context.plan = make_plan(sp, context);
-        for (const auto& [name, value] : context.plan->settings.env_changes)
-            if (!set_step_env(sp, name, value)) return kSpankFailure;
+        if (!export_step_env(sp, context)) return kSpankFailure;
+        if (!context.plan->settings.env_changes.empty() || context.plan->settings.distributed_env) release_free_heap();
         if (!context.plan->settings.applied.empty())
             slurm_debug("fairway: presets %s, GPU binding %s", context.plan->settings.applied.c_str(),
                         binding::to_string(context.plan->settings.gpu_policy).c_str());
@@ -192,7 +221,7 @@ int remote_task_init(spank_t sp, const PluginContext& context) {
     if (!context.plan || !context.plan->per_rank) return ESPANK_SUCCESS;
     try {
         if (!bind_gpus(sp, *context.plan)) return kSpankFailure;
-        if (context.plan->settings.distributed_env && !export_training_env(sp, context)) return kSpankFailure;
+        if (context.plan->settings.distributed_env && !export_rank_training_env(sp)) return kSpankFailure;
         return ESPANK_SUCCESS;
     } catch (const std::exception& error) {
         slurm_error("fairway: task cannot start: %s", error.what());

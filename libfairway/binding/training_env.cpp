@@ -14,10 +14,22 @@ int master_port(const PortRange& range, std::uint32_t job_id, std::uint32_t step
     return range.first + static_cast<int>(x % size);
 }
 
-EnvList training_env(const RankIdentity& rank, const PortRange& ports) {
+EnvList rank_training_env(const RankIdentity& rank) {
     return {
         {"RANK", std::to_string(rank.global_rank)},
         {"LOCAL_RANK", std::to_string(rank.local_rank)},
+    };
+}
+
+EnvList training_env(const RankIdentity& rank, const PortRange& ports) {
+    auto env = rank_training_env(rank);
+    auto node = node_training_env(rank, ports);
+    env.insert(env.end(), node.begin(), node.end());
+    return env;
+}
+
+EnvList node_training_env(const RankIdentity& rank, const PortRange& ports) {
+    return {
         {"WORLD_SIZE", std::to_string(rank.world_size)},
         {"LOCAL_WORLD_SIZE", std::to_string(rank.local_world_size)},
         {"NODE_RANK", std::to_string(rank.node_rank)},

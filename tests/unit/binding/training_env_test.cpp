@@ -18,6 +18,17 @@ TEST(TrainingEnv, EveryVariableTorchReads) {
     EXPECT_EQ(env, expected);
 }
 
+TEST(TrainingEnv, NodePartIsTheSameForEveryRankOfTheNode) {
+    RankIdentity first{.job_id = 42, .step_id = 3, .global_rank = 4, .local_rank = 0, .world_size = 8,
+                       .local_world_size = 4, .node_rank = 1, .step_nodelist = "node[2-3]"};
+    RankIdentity other = first;
+    other.global_rank = 7;
+    other.local_rank = 3;
+    EXPECT_EQ(node_training_env(first, {}), node_training_env(other, {}));
+    EXPECT_EQ(rank_training_env(other), (EnvList{{"RANK", "7"}, {"LOCAL_RANK", "3"}}));
+    EXPECT_EQ(node_training_env(first, {}).size() + rank_training_env(first).size(), training_env(first, {}).size());
+}
+
 TEST(TrainingEnv, MasterPortIsDeterministicAndInRange) {
     PortRange ports{40000, 40009};
     std::set<int> seen;
