@@ -7,6 +7,7 @@
 #include "yaml_module.h"
 
 #include "binding/gpu_policy.h"
+#include "common/error.h"
 #include "presets/carried.h"
 
 #include <cstdlib>
@@ -40,6 +41,23 @@ int carry_request(spank_t sp, const CarriedRequest& request) {
     return ESPANK_SUCCESS;
 }
 
+// An srun inside a job (batch script, salloc, another step's task) inherits --preset and the
+// resolution the job's client carried. When that resolution is of this very list, the list was
+// checked when the job was submitted, and srun passes the resolution on to its steps in its
+// environment: no YAML module and no preset file for each srun of a training script. (slurmstepd
+// checks the carried text in any case.) Outside a job srun creates one, and slurmctld needs the
+// user files srun carries, so srun always checks there.
+bool resolved_for_this_job(const PluginContext& context) {
+    if (spank_context() != S_CTX_LOCAL || !std::getenv("SLURM_JOB_ID")) return false;
+    const char* carried = std::getenv((std::string(kCarriedPrefix) + presets::kStepPresetsVar).c_str());
+    if (!carried) return false;
+    try {
+        return presets::decode_step_presets(carried).preset_list == *context.preset_option;
+    } catch (const InputError&) {
+        return false;
+    }
+}
+
 // "--preset=a,b --gpu-bind-policy=x": what the user typed, to prefix every message.
 std::string given_options(const PluginContext& context) {
     std::string text;
@@ -53,10 +71,8 @@ std::string given_options(const PluginContext& context) {
 int client_post_opt(spank_t sp, const PluginContext& context) {
     if (!context.preset_option && !context.gpu_policy_option) return ESPANK_SUCCESS;
     try {
-        if (!context.preset_option) {  // a policy alone needs no preset file
-            binding::parse_gpu_policy(*context.gpu_policy_option);
-            return ESPANK_SUCCESS;
-        }
+        if (context.gpu_policy_option) binding::parse_gpu_policy(*context.gpu_policy_option);
+        if (!context.preset_option || resolved_for_this_job(context)) return ESPANK_SUCCESS;
         return carry_request(sp, yaml_client_check(context.plugin_args, context.preset_option, context.gpu_policy_option));
     } catch (const std::exception& error) {
         slurm_error("fairway: %s: %s", given_options(context).c_str(), error.what());

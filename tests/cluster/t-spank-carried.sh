@@ -47,4 +47,17 @@ expect_eq "$out" "CARRY=site LD=unset CARRIED=yes" "a resolution of another list
 
 out=$(step_with "fw1,L:!!!,P") || fail "srun with a malformed resolution: $out"
 expect_eq "$out" "CARRY=site LD=unset CARRIED=yes" "a malformed resolution is ignored"
+
+# srun --preset resolves the list itself outside a job; inside one (salloc here) it passes on the
+# resolution its job's client made of the same list, without reading preset files again.
+carried=$(forged tspank-carry TSPANK_CARRY=carried)
+out=$(as_user alice env SLURM_SPANK_FAIRWAY_STEP_PRESETS="$carried" timeout 60 srun -N1 -n1 --preset=tspank-carry \
+    bash -c "$report" 2>&1) || fail "srun --preset with a resolution in its environment: $out"
+expect_eq "$out" "CARRY=site LD=unset CARRIED=yes" "srun outside a job resolves its list"
+out=$(as_user alice timeout 60 salloc -N1 -n1 --preset=tspank-carry env SLURM_SPANK_FAIRWAY_STEP_PRESETS="$carried" \
+    srun -n1 --preset=tspank-carry bash -c "$report" 2>/dev/null) || fail "srun --preset inside salloc: $out"
+expect_eq "$out" "CARRY=carried LD=unset CARRIED=yes" "srun inside a job reuses the job's resolution of its list"
+out=$(as_user alice timeout 60 salloc -N1 -n1 --preset=tspank-carry env SLURM_SPANK_FAIRWAY_STEP_PRESETS="$carried" \
+    srun -n1 --preset=tspank-other bash -c "$report" 2>&1)
+expect_match "$out" "unknown preset 'tspank-other'" "srun inside a job checks a list of its own"
 exit 0
