@@ -1,5 +1,6 @@
 // libFuzzer target: every input the presets core reads from users (preset YAML, the carried
-// user-preset encoding, preset lists, site config) must either parse or throw InputError;
+// user-preset encoding, the carried step resolution, preset lists, site config) must either parse
+// or throw InputError;
 // anything else (crash, leak, other exception, sanitizer report) is a bug.
 #include <cstddef>
 #include <cstdint>
@@ -30,6 +31,10 @@ void exercise(std::string_view text) {
     });
     expect_input_error_or_success([&] { presets::parse_site_config(text, "presets.conf"); });
     expect_input_error_or_success([&] { presets::decode_user_presets(text); });
+    expect_input_error_or_success([&] {  // slurmstepd (root) decodes and merges what srun carried
+        auto carried = presets::decode_step_presets(text);
+        presets::merge_presets(presets::JobRequest{}, carried.applied());
+    });
     expect_input_error_or_success([&] { presets::parse_preset_list(text); });
     expect_input_error_or_success([&] {
         presets::PresetCatalog catalog;
