@@ -85,10 +85,15 @@ int apply_presets(job_desc_msg_t& desc, uint32_t submit_uid) {
 
     auto application = presets::apply_presets_to_submission(*site, submission);
     // Only this plugin may say what was applied; drop anything the client put there. Tasks never
-    // see spank_job_env (only prolog/epilog do), so batch jobs also get it in their environment.
+    // see spank_job_env (only prolog/epilog do), so batch jobs also get it in their environment,
+    // empty when nothing applies: then their steps need not look for account defaults in
+    // presets.conf on every node (the SPANK plugin does only when a step has no record).
     const auto applied = application ? std::optional(application->applied) : std::nullopt;
     fairway::jobsubmit::set_spank_env(desc, presets::kAppliedPresetsVar, applied);
-    fairway::jobsubmit::set_batch_env(desc, presets::kAppliedPresetsBatchVar, applied);
+    fairway::jobsubmit::set_batch_env(desc, presets::kAppliedPresetsBatchVar, applied.value_or(""));
+    // The steps' resolution too, so that the batch step and the sruns inside read no preset file.
+    fairway::jobsubmit::set_batch_env(desc, presets::kStepPresetsBatchVar,
+                                      application ? application->step_presets : std::nullopt);
     if (!application) return SLURM_SUCCESS;
     fairway::jobsubmit::write_job_request(desc, submission.job, application->request);
     fairway::jobsubmit::append_admin_comment(desc, presets::preset_record(*application));

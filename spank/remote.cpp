@@ -114,8 +114,10 @@ StepPlan make_plan(spank_t sp, const PluginContext& context) {
     StepPlan plan;
     auto inputs = step_inputs(sp, context);
     LazySiteFacts site(context, step_env(sp, "SLURM_JOB_ACCOUNT"));
+    // No record: look up the account's defaults. An empty record: job_submit applied nothing.
     if (!inputs.preset_option && !inputs.applied_presets) inputs.applied_presets = site.account_default();
-    if (!inputs.preset_option && !inputs.applied_presets && !inputs.gpu_policy_option) return plan;
+    const auto& list = binding::step_preset_list(inputs);
+    if ((!list || list->empty()) && !inputs.gpu_policy_option) return plan;
     plan.settings = step_settings(inputs, context, site);
     plan.per_rank = is_regular_step(sp);
     bool closest = plan.settings.gpu_policy.policy == binding::PolicyKind::closest;

@@ -27,6 +27,8 @@ inline constexpr const char* kAppliedPresetsVar = "FAIRWAY_APPLIED_PRESETS";
 // name Slurm gives client-set spank job variables there, and srun steps inside inherit it.
 inline constexpr const char* kAppliedPresetsBatchVar = "SLURM_SPANK_FAIRWAY_APPLIED_PRESETS";
 inline constexpr const char* kStepPresetsVar = "FAIRWAY_STEP_PRESETS";
+// A batch job's copy, which job_submit/fairway sets from what it applied (as for the record).
+inline constexpr const char* kStepPresetsBatchVar = "SLURM_SPANK_FAIRWAY_STEP_PRESETS";
 inline constexpr std::size_t kMaxStepPresetsBytes = 64 * 1024;  // encoded, carried with a job
 // Within slurmstepd, from the plugin's YAML module to the plugin: any list the site allows.
 inline constexpr std::size_t kMaxLocalStepPresetsBytes = 64 * 1024 * 1024;

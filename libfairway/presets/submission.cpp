@@ -34,7 +34,11 @@ std::optional<PresetApplication> apply_presets_to_submission(const SitePresets& 
     PresetResolver resolver(site.catalog, site.config.env_policy(), site.config.max_user_preset_bytes);
     add_carried_user_files(resolver, site, submission);
     auto applied = resolver.resolve(refs);
-    return PresetApplication{merge_presets(submission.job, applied), describe_applied(applied), list->second};
+    PresetApplication application{merge_presets(submission.job, applied), describe_applied(applied), list->second, {}};
+    // Steps apply the --preset text when there is one, else the record (slurmstepd's rule).
+    const bool option = submission.preset_option && !submission.preset_option->empty();
+    application.step_presets = encode_step_presets(option ? *submission.preset_option : application.applied, applied);
+    return application;
 }
 
 std::string preset_record(const PresetApplication& application) { return "fairway-presets=" + application.applied; }

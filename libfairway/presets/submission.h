@@ -21,6 +21,9 @@ struct PresetApplication {
     JobRequest request;   // the job after the presets
     std::string applied;  // "a100-train,nccl-ib" (user files as their path)
     std::string source;   // "--preset" or "account default (physics)"
+    // encode_step_presets of the list the job's steps apply (the --preset text, else `applied`,
+    // job_submit's record): a batch job's steps then read no preset file. nullopt when too large.
+    std::optional<std::string> step_presets;
 };
 
 // nullopt when no preset applies (none named, no default for the account). Throws InputError

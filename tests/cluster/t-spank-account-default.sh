@@ -2,7 +2,8 @@
 # An account-default preset (presets.conf account_defaults) reaches the steps of jobs that plain
 # srun and salloc create, not only batch jobs: every rank gets the preset's environment, its GPU
 # binding and the training environment. A user of another account gets nothing, and a job that
-# names a preset gets that one instead of its account's default.
+# names a preset gets that one instead of its account's default. A batch job carries job_submit's
+# record and resolution of the default in its environment (an empty record when none applies).
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/spank-lib.sh"
@@ -61,4 +62,22 @@ expect_match "$out" ' RANK=unset .* ACCT=unset$' "bob's account (biology) has no
 out=$(as_user alice timeout 60 srun -N1 -n1 --preset=tspank-named bash -c "$report" 2>&1) ||
     fail "srun --preset as alice failed: $out"
 expect_match "$out" ' RANK=unset .* ACCT=named$' "a named preset replaces the account default"
+
+# batch_job USER: the output of a batch job that reports its record and runs a two-rank srun.
+batch_job() {
+    local out=$SPANK_TMP/batch-$1.out job
+    touch "$out" && chown "$1" "$out" || fail "cannot create $out"
+    job=$(as_user "$1" sbatch --parsable -N2 --ntasks-per-node=1 --gpus-per-node=4 -o "$out" --wrap \
+        'echo "BATCH RECORD=[${SLURM_SPANK_FAIRWAY_APPLIED_PRESETS-unset}] RESOLVED=${SLURM_SPANK_FAIRWAY_STEP_PRESETS:+yes}"
+         srun bash -c "echo STEP RANK=\${RANK-unset} ACCT=\${TSPANK_ACCT-unset}"') || fail "sbatch as $1 failed: $job"
+    wait_for 120 "job $job to finish" job_finished "$job" || fail "job $job did not finish"
+    sort "$out"
+}
+out=$(batch_job alice)
+note "$out"
+expect_eq "$(echo $out)" "BATCH RECORD=[tspank-acct] RESOLVED=yes STEP RANK=0 ACCT=physics-default STEP RANK=1 ACCT=physics-default" \
+    "a batch job of alice (physics)"
+out=$(batch_job bob)
+expect_eq "$(echo $out)" "BATCH RECORD=[] RESOLVED= STEP RANK=unset ACCT=unset STEP RANK=unset ACCT=unset" \
+    "a batch job of bob (biology, no default)"
 exit 0

@@ -48,6 +48,32 @@ TEST(Submission, AccountDefaultAppliesOnlyWhenNoneIsNamed) {
     EXPECT_EQ(apply_presets_to_submission(make_site(), submission)->applied, "debug");
 }
 
+// The steps' resolution is keyed by the list the steps apply: the --preset text as typed (strategy
+// suffixes included), else the record; it carries the step fields only.
+TEST(Submission, StepResolutionForTheListTheStepsApply) {
+    SitePresets site = make_site();
+    site.catalog = PresetCatalog(parse_presets("name: ddp\nenv: {NCCL_DEBUG: WARN}\ndistributed-env: true\n"
+                                               "---\nname: quiet\nenv: {NCCL_DEBUG: ~}\n",
+                                               "site.yaml", EnvPolicy{}));
+    site.config.account_defaults = {{"physics", "ddp"}};
+    Submission submission;
+    submission.account = "physics";
+    auto by_default = apply_presets_to_submission(site, submission);
+    ASSERT_TRUE(by_default && by_default->step_presets);
+    auto carried = decode_step_presets(*by_default->step_presets);
+    EXPECT_EQ(carried.preset_list, "ddp");
+    ASSERT_EQ(carried.presets.size(), 1U);
+    EXPECT_EQ(carried.presets[0].values.env.at("NCCL_DEBUG"), "WARN");
+    EXPECT_EQ(carried.presets[0].values.distributed_env, true);
+
+    submission.preset_option = "ddp,quiet:override";
+    carried = decode_step_presets(*apply_presets_to_submission(site, submission)->step_presets);
+    EXPECT_EQ(carried.preset_list, "ddp,quiet:override");
+    ASSERT_EQ(carried.presets.size(), 2U);
+    EXPECT_EQ(carried.presets[1].strategy, MergeStrategy::override_);
+    EXPECT_EQ(carried.presets[1].cleared_env, std::set<std::string>{"NCCL_DEBUG"});
+}
+
 TEST(Submission, UserFilesTravelEncoded) {
     Submission submission;
     submission.preset_option = "./mine.yaml:override";
