@@ -54,5 +54,10 @@ needed=$(readelf -d "$build/spank/.libs/spank_fairway.so" | awk '/NEEDED/ { prin
 note "spank_fairway.so needs: $needed"
 [[ $needed == *libstdc++* || $needed == *yaml-cpp* || $needed == *libgcc_s* ]] &&
     problems+="spank_fairway.so loads shared C++ libraries: $needed"$'\n'
+# It lists its libfairway sources one by one (spank/local.mk): a symbol none of them defines would
+# only show when Slurm loads it. Unversioned undefined symbols may only be Slurm's own.
+strays=$(nm -D --undefined-only "$build/spank/.libs/spank_fairway.so" | awk '$1 == "U" && $2 !~ /@/ { print $2 }' |
+    grep -vE '^(slurm|spank)_' | tr '\n' ' ')
+[ -z "$strays" ] || problems+="spank_fairway.so needs symbols nothing provides: $strays"$'\n'
 problems=$(grep -v '^$' <<<"$problems")
 [ -z "$problems" ] || fail "$problems"
