@@ -38,7 +38,7 @@ public:
 private:
     struct CollectedUsage {
         std::vector<UsageCharge> charges;
-        std::optional<fairshare::AssociationTree> tree;
+        std::shared_ptr<const fairshare::AssociationTree> tree;
         std::vector<fairshare::AssocId> reset_by_admin;
         bool rebuilt = false;   // the ledger was rebuilt from accounting before this pass
     };
@@ -48,10 +48,22 @@ private:
     void recover_saved_usage(const Settings& settings, time_t now);
     void rebuild_if_needed(const Settings& settings, time_t now);
     void run_pass();
-    CollectedUsage collect_usage(time_t now);
+    // job_list's content, valid under the job write lock.
+    struct JobsByState {
+        std::vector<job_record_t*> pending;   // pending and not completing: priorities only
+        std::vector<job_record_t*> others;    // may accrue usage (may_accrue_usage)
+    };
+
+    // Steps of a pass (calc_pass.cpp).
+    int charge_and_reprioritize(const Settings& settings, time_t now, CollectedUsage& usage);
+    static JobsByState jobs_by_state(List job_list);
+    CollectedUsage collect_usage(const std::vector<job_record_t*>& jobs,
+                                 const std::vector<slurmdb_assoc_rec_t*>& associations, time_t now);
+    std::shared_ptr<const fairshare::AssociationTree> hierarchy_of(std::vector<fairshare::AssociationNode> nodes);
     std::optional<fairshare::AssociationTree> charge_and_advance(const CollectedUsage& usage, time_t now);
-    void publish(const Settings& settings, const fairshare::AssociationTree& tree);
-    int reprioritize_jobs(time_t now);
+    void publish(const Settings& settings, const fairshare::AssociationTree& tree,
+                 const std::vector<slurmdb_assoc_rec_t*>& associations);
+    int reprioritize_jobs(const JobsByState& jobs, time_t now);
     void warn_if_gpus_unbilled();
     void save_state();
     void save_state_if_due(const CollectedUsage& usage, time_t now);
@@ -64,6 +76,7 @@ private:
     JobChargeTracker charges_;   // guarded by slurmctld's job write lock
     time_t last_saved_ = 0;      // the pass thread's last state file write (0: none yet) ...
     std::string last_saved_to_;  // ... and its path; both touched only by the pass thread
+    std::shared_ptr<const fairshare::AssociationTree> hierarchy_;   // the last pass's; pass thread only
     PeriodicThread thread_;
 
     std::mutex state_mutex_;     // guards everything below

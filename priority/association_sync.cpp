@@ -1,6 +1,9 @@
 #include "priority/association_sync.h"
 
-#include <vector>
+#include <stdexcept>
+
+#include "common/error.h"
+#include "priority/list_walk.h"
 
 namespace fairway::priority {
 namespace {
@@ -9,7 +12,7 @@ fairshare::AssociationNode node_of(const slurmdb_assoc_rec_t* assoc)
 {
     fairshare::AssociationNode node;
     node.id = assoc->id;
-    const slurmdb_assoc_rec_t* parent = assoc->usage ? assoc->usage->parent_assoc_ptr : nullptr;
+    const slurmdb_assoc_rec_t* parent = assoc->usage->parent_assoc_ptr;
     node.parent = (assoc == assoc_mgr_root_assoc || !parent) ? fairshare::kNoParent : parent->id;
     node.account = assoc->acct ? assoc->acct : "";
     node.user = assoc->user ? assoc->user : "";
@@ -18,59 +21,83 @@ fairshare::AssociationNode node_of(const slurmdb_assoc_rec_t* assoc)
     return node;
 }
 
-// Calls `visit` for each association assoc_mgr holds.
-template <typename Visit>
-void for_each_association(Visit&& visit)
+// What node_of() and the publishing read and write of an association (see list_walk.h).
+struct AssociationPrefetcher {
+    size_t ahead = 8;
+    void record(const slurmdb_assoc_rec_t* assoc) const
+    {
+        prefetch(&assoc->acct);
+        prefetch(&assoc->id);
+        prefetch(&assoc->shares_raw);
+        prefetch(&assoc->user);
+    }
+    void dependents(const slurmdb_assoc_rec_t* assoc) const
+    {
+        prefetch_whole(assoc->usage, true);
+        prefetch(assoc->acct);
+        if (assoc->user)
+            prefetch(assoc->user);
+    }
+};
+
+}  // namespace
+
+std::vector<slurmdb_assoc_rec_t*> hierarchy_associations()
 {
+    std::vector<slurmdb_assoc_rec_t*> associations;
     if (!assoc_mgr_assoc_list)
-        return;
-    ListIterator it = list_iterator_create(assoc_mgr_assoc_list);
-    while (auto* assoc = static_cast<slurmdb_assoc_rec_t*>(list_next(it)))
-        visit(assoc);
-    list_iterator_destroy(it);
+        return associations;
+    associations.reserve(static_cast<size_t>(list_count(assoc_mgr_assoc_list)));
+    walk_list<slurmdb_assoc_rec_t>(assoc_mgr_assoc_list, "association list copy", [&](slurmdb_assoc_rec_t* assoc) {
+        if (assoc->usage)
+            associations.push_back(assoc);
+    });
+    return associations;
+}
+
+namespace {
+
+bool reset_by_admin(const slurmdb_assoc_rec_t* assoc, const fairshare::FairShareResult* published)
+{
+    if (!published || !assoc->user || assoc->usage->usage_raw != 0)
+        return false;
+    const fairshare::ShareFigures* figures = published->find(assoc->id);
+    return figures && figures->raw_usage > 0;
 }
 
 }  // namespace
 
-fairshare::AssociationTree snapshot_association_tree()
+AssociationScan scan_associations(const std::vector<slurmdb_assoc_rec_t*>& associations,
+                                  const fairshare::FairShareResult* published)
 {
-    std::vector<fairshare::AssociationNode> nodes;
-    nodes.reserve(assoc_mgr_assoc_list ? list_count(assoc_mgr_assoc_list) : 0);
-    for_each_association([&](slurmdb_assoc_rec_t* assoc) {
-        // Associations being removed have no usage record; they are not part of the hierarchy.
-        if (assoc->usage)
-            nodes.push_back(node_of(assoc));
+    AssociationScan scan;
+    scan.nodes.reserve(associations.size());
+    visit_prefetching(associations, "association scan", AssociationPrefetcher{}, [&](const slurmdb_assoc_rec_t* assoc) {
+        scan.nodes.push_back(node_of(assoc));
+        if (reset_by_admin(assoc, published))
+            scan.reset_by_admin.push_back(assoc->id);
     });
-    return fairshare::AssociationTree(std::move(nodes));
+    if (scan.nodes.size() != associations.size())
+        throw InputError({"", 0, "associations"}, "the association scan stopped early");
+    return scan;
 }
 
-std::vector<fairshare::AssocId> associations_reset_by_admin(const fairshare::FairShareResult* published)
+void publish_fair_share(const std::vector<slurmdb_assoc_rec_t*>& associations,
+                        const fairshare::FairShareResult& result)
 {
-    std::vector<fairshare::AssocId> reset;
-    if (!published)
-        return reset;
-    for_each_association([&](slurmdb_assoc_rec_t* assoc) {
-        const fairshare::ShareFigures* figures = published->find(assoc->id);
-        if (assoc->user && assoc->usage && figures && figures->raw_usage > 0 && assoc->usage->usage_raw == 0)
-            reset.push_back(assoc->id);
-    });
-    return reset;
-}
-
-void publish_fair_share(const fairshare::FairShareResult& result)
-{
-    for_each_association([&](slurmdb_assoc_rec_t* assoc) {
-        const fairshare::ShareFigures* figures = result.find(assoc->id);
-        if (!figures || !assoc->usage)
-            return;
-        slurmdb_assoc_usage_t* usage = assoc->usage;
-        usage->usage_raw = figures->raw_usage;
-        usage->usage_norm = figures->norm_usage.value_or(0.0);
-        usage->usage_efctv = figures->effective_usage;
-        usage->shares_norm = figures->norm_shares;
-        usage->fs_factor = figures->fair_share.value_or(0.0);
-        usage->level_fs = figures->level_fs.value_or(0.0L);
-    });
+    const std::vector<fairshare::ShareFigures>& all = result.figures();
+    if (all.size() != associations.size())
+        throw std::logic_error("fair-share figures do not match the association snapshot");
+    for (size_t i = 0; i < associations.size(); ++i) {
+        const fairshare::ShareFigures& figures = all[i];
+        slurmdb_assoc_usage_t* usage = associations[i]->usage;
+        usage->usage_raw = figures.raw_usage;
+        usage->usage_norm = figures.norm_usage.value_or(0.0);
+        usage->usage_efctv = figures.effective_usage;
+        usage->shares_norm = figures.norm_shares;
+        usage->fs_factor = figures.fair_share.value_or(0.0);
+        usage->level_fs = figures.level_fs.value_or(0.0L);
+    }
 }
 
 }  // namespace fairway::priority

@@ -1,5 +1,10 @@
 // Moves association data between Slurm's assoc_mgr and the core: the hierarchy and shares go in,
 // sshare's figures (RawUsage ... LevelFS) come back into each association's usage record.
+//
+// A pass copies assoc_mgr's association pointers once (hierarchy_associations) and works on that
+// copy under one hold of assoc_mgr's assoc write lock: the snapshot, the admin-reset check and the
+// publishing all see the same associations, in the same order, so the published figures go back
+// by position, with no lookup by id.
 #pragma once
 
 #include <vector>
@@ -10,19 +15,28 @@
 
 namespace fairway::priority {
 
-// The association hierarchy with shares (own usage left 0). Caller holds assoc_mgr's assoc read
-// lock. Throws fairway::InputError when assoc_mgr's tree is inconsistent.
-fairshare::AssociationTree snapshot_association_tree();
+// assoc_mgr's associations that are part of the hierarchy (those being removed have no usage
+// record), in assoc_mgr's order. Valid while the caller holds assoc_mgr's assoc lock.
+std::vector<slurmdb_assoc_rec_t*> hierarchy_associations();
 
-// Associations whose RawUsage an administrator reset (`sacctmgr modify ... set RawUsage=0` sets
-// usage_raw to 0) although fairway last published usage for them: their ledger usage is to be
-// forgotten. Caller holds assoc_mgr's assoc read lock.
-std::vector<fairshare::AssocId> associations_reset_by_admin(const fairshare::FairShareResult* published);
+// What a pass reads of the associations, in one walk. Caller holds assoc_mgr's assoc read lock.
+struct AssociationScan {
+    // The hierarchy with shares (own usage left 0), node i for association i.
+    std::vector<fairshare::AssociationNode> nodes;
+    // Associations whose RawUsage an administrator reset (`sacctmgr modify ... set RawUsage=0` sets
+    // usage_raw to 0) although fairway last `published` usage for them: their ledger usage is to
+    // be forgotten.
+    std::vector<fairshare::AssocId> reset_by_admin;
+};
 
-// Writes every association's usage_raw, usage_norm, usage_efctv, shares_norm, fs_factor and
-// level_fs from `result`, so sshare (which copies these fields) shows fairway's numbers.
-// Associations added after the snapshot keep their values until the next pass.
-// Caller holds assoc_mgr's assoc write lock.
-void publish_fair_share(const fairshare::FairShareResult& result);
+AssociationScan scan_associations(const std::vector<slurmdb_assoc_rec_t*>& associations,
+                                  const fairshare::FairShareResult* published);
+
+// Writes usage_raw, usage_norm, usage_efctv, shares_norm, fs_factor and level_fs of association i
+// from figure i of `result`, which was computed from the tree of scan_associations(associations), so
+// sshare (which copies these fields) shows fairway's numbers. Associations added since keep their
+// values until the next pass. Caller holds assoc_mgr's assoc write lock, taken before the copy.
+void publish_fair_share(const std::vector<slurmdb_assoc_rec_t*>& associations,
+                        const fairshare::FairShareResult& result);
 
 }  // namespace fairway::priority

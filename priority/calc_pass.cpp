@@ -1,11 +1,15 @@
 // One calculation pass of the "fairway_prio" thread, in numbered steps:
 //   1. rebuild the ledger from accounting if it is missing or stale (no Slurm lock held)
-//   2. collect the running jobs' new usage and the association tree (job write + assoc read locks)
-//   3. charge and advance the ledger, save it atomically (fairway's own mutex; file I/O unlocked);
-//      a pass that charged nothing skips the save while the file is younger than 1.5 periods
-//   4. compute fair-share (core, no lock) and publish it to assoc_mgr (assoc write lock)
-//   5. recompute pending jobs' priorities; mark jobs updated only if one changed (job write lock)
-// Both walks over the job list lock the list once (walk_list).
+//   then, under slurmctld's job write lock, held from 2 to 5 so that one copy of the job list's
+//   pointers serves both walks (the list's nodes are chased once, not twice):
+//   2. collect the running jobs' new usage and the association tree (+ assoc write lock, held
+//      to the end of step 4)
+//   3. charge and advance the ledger (fairway's own mutex)
+//   4. compute fair-share (core) and publish it to assoc_mgr
+//   5. recompute pending jobs' priorities; mark jobs updated only if one changed (+ assoc read lock)
+//   6. save the ledger atomically, with no Slurm lock held; a pass that charged nothing skips the
+//      save while the file is younger than 1.5 periods
+// Both walks prefetch the records ahead of the job they work on (list_walk.h).
 #include <chrono>
 #include <exception>
 
@@ -42,12 +46,9 @@ void Adapter::run_pass()
         }
         if (with_accounting_)
             rebuild_if_needed(*settings, now);
-        const CollectedUsage usage = collect_usage(now);
-        const auto tree = charge_and_advance(usage, now);
+        CollectedUsage usage;
+        const int changed = charge_and_reprioritize(*settings, now, usage);
         save_state_if_due(usage, now);
-        if (tree)
-            publish(*settings, *tree);
-        const int changed = reprioritize_jobs(now);
         log_flag(PRIO, "priority/fairway: pass charged %zu jobs, changed %d priorities in %.3f ms",
                  usage.charges.size(), changed, elapsed_ms(started));
     } catch (const std::exception& e) {
@@ -57,7 +58,37 @@ void Adapter::run_pass()
     }
 }
 
-Adapter::CollectedUsage Adapter::collect_usage(time_t now)
+// Steps 2 to 5; returns how many priorities changed and leaves what was collected in `usage`.
+int Adapter::charge_and_reprioritize(const Settings& settings, time_t now, CollectedUsage& usage)
+{
+    SlurmctldLock locks(symbols_, {.job = WRITE_LOCK, .part = READ_LOCK});
+    const JobsByState jobs = jobs_by_state(*symbols_.job_list);
+    {
+        // One hold from the copy of the association pointers to the publishing (see association_sync.h).
+        AssocMgrLock assoc({.assoc = WRITE_LOCK, .qos = READ_LOCK, .tres = READ_LOCK});
+        const auto associations = hierarchy_associations();
+        usage = collect_usage(jobs.others, associations, now);
+        if (const auto tree = charge_and_advance(usage, now))
+            publish(settings, *tree, associations);
+    }
+    return reprioritize_jobs(jobs, now);
+}
+
+// Pending jobs are most of the list and need only their priority; the others (running, ended,
+// requeued while completing) are the only ones that can accrue usage. Sorting them apart costs a
+// read of each job's state while the list's nodes are chased, where the two misses overlap.
+Adapter::JobsByState Adapter::jobs_by_state(List job_list)
+{
+    JobsByState jobs;
+    jobs.pending.reserve(static_cast<size_t>(list_count(job_list)));
+    walk_list<job_record_t>(job_list, "job list copy", [&](job_record_t* job) {
+        (may_accrue_usage(job) ? jobs.others : jobs.pending).push_back(job);
+    });
+    return jobs;
+}
+
+Adapter::CollectedUsage Adapter::collect_usage(const std::vector<job_record_t*>& jobs,
+                                               const std::vector<slurmdb_assoc_rec_t*>& associations, time_t now)
 {
     time_t last_pass;
     std::optional<time_t> rebuilt_until;
@@ -68,21 +99,28 @@ Adapter::CollectedUsage Adapter::collect_usage(time_t now)
     }
     CollectedUsage usage;
     usage.rebuilt = rebuilt_until.has_value();
-    SlurmctldLock jobs(symbols_, {.job = WRITE_LOCK, .part = READ_LOCK});
-    AssocMgrLock assoc({.assoc = READ_LOCK, .qos = READ_LOCK, .tres = READ_LOCK});
     if (rebuilt_until)
         charges_.reset(*rebuilt_until);
     if (with_accounting_)
-        usage.charges = charges_.collect(*symbols_.job_list, now, last_pass, symbols_);
+        usage.charges = charges_.collect(jobs, now, last_pass, symbols_);
     if (!with_accounting_ || !assoc_mgr_root_assoc)
         return usage;
-    usage.reset_by_admin = associations_reset_by_admin(current_fair_share().get());
     try {
-        usage.tree = snapshot_association_tree();
+        AssociationScan scan = scan_associations(associations, current_fair_share().get());
+        usage.reset_by_admin = std::move(scan.reset_by_admin);
+        usage.tree = hierarchy_of(std::move(scan.nodes));
     } catch (const InputError& e) {
         error("priority/fairway: association hierarchy not usable this pass: %s", e.what());
     }
     return usage;
+}
+
+// Validating and indexing the hierarchy is most of what a snapshot costs, and it rarely changes.
+std::shared_ptr<const fairshare::AssociationTree> Adapter::hierarchy_of(std::vector<fairshare::AssociationNode> nodes)
+{
+    if (!hierarchy_ || !hierarchy_->has_hierarchy(nodes))
+        hierarchy_ = std::make_shared<const fairshare::AssociationTree>(std::move(nodes));
+    return hierarchy_;
 }
 
 std::optional<fairshare::AssociationTree> Adapter::charge_and_advance(const CollectedUsage& usage, time_t now)
@@ -125,33 +163,33 @@ void Adapter::save_state_if_due(const CollectedUsage& usage, time_t now)
     last_saved_to_ = settings->state_file;
 }
 
-void Adapter::publish(const Settings& settings, const fairshare::AssociationTree& tree)
+void Adapter::publish(const Settings& settings, const fairshare::AssociationTree& tree,
+                      const std::vector<slurmdb_assoc_rec_t*>& associations)
 {
     auto result = std::make_shared<const fairshare::FairShareResult>(
         fairshare::compute_fair_share(tree, settings.fair_share));
-    {
-        AssocMgrLock assoc({.assoc = WRITE_LOCK});
-        publish_fair_share(*result);
-    }
+    publish_fair_share(associations, *result);
     std::lock_guard<std::mutex> lock(state_mutex_);
     fair_share_ = std::move(result);
 }
 
-int Adapter::reprioritize_jobs(time_t now)
+int Adapter::reprioritize_jobs(const JobsByState& jobs, time_t now)
 {
     JobPrioritizer prioritizer(current_settings(), current_fair_share(), symbols_);
-    SlurmctldLock jobs(symbols_, {.job = WRITE_LOCK, .part = READ_LOCK});
     // Lets a site_factor plugin refresh its values first, as multifactor does.
     site_factor_g_update();
     AssocMgrLock assoc({.assoc = READ_LOCK, .qos = READ_LOCK});
     int changed = 0;
-    walk_list<job_record_t>(*symbols_.job_list, "priority walk", [&](job_record_t* job) {
+    const auto update = [&](job_record_t* job) {
         try {
             changed += prioritizer.update(job, now) ? 1 : 0;
         } catch (const InputError& e) {
             error("priority/fairway: priority of %pJ not updated: %s", job, e.what());
         }
-    });
+    };
+    visit_prefetching(jobs.pending, "priority walk", prioritizer.prefetcher(), update);
+    // A pending job that is still completing, or a running one with CALCULATE_RUNNING.
+    visit_prefetching(jobs.others, "priority walk", prioritizer.prefetcher(), update);
     // Only a real change makes the schedulers rebuild their queues.
     if (changed)
         *symbols_.last_job_update = now;

@@ -102,6 +102,27 @@ bool listed_for_sprio(const job_record_t* job, const Settings& settings, time_t 
     return eligible && eligible <= now;
 }
 
+// What listed_for_sprio(), the filters and factors_of() read of each job (see list_walk.h).
+struct ListingPrefetcher {
+    bool accrue_always;
+    size_t ahead = 8;
+    void record(const job_record_t* job) const
+    {
+        prefetch(&job->details);
+        prefetch(&job->job_id);
+        prefetch(&job->job_state);
+        prefetch(&job->part_ptr);
+        prefetch(&job->priority);
+        prefetch(&job->user_id);
+    }
+    void dependents(const job_record_t* job) const
+    {
+        if (job->details)
+            prefetch(accrue_always ? &job->details->submit_time : &job->details->begin_time);
+        prefetch_whole(job->prio_factors);
+    }
+};
+
 }  // namespace
 
 List Adapter::priority_factors(priority_factors_request_msg_t* request, uid_t uid)
@@ -114,7 +135,9 @@ List Adapter::priority_factors(priority_factors_request_msg_t* request, uid_t ui
     const time_t now = time(nullptr);
     List wanted_partitions = partitions_named(request->partitions, symbols_);
     List out = list_create(slurm_destroy_priority_factors_object);
-    walk_list<job_record_t>(*symbols_.job_list, "sprio listing", [&](job_record_t* job) {
+    const ListingPrefetcher prefetcher{settings->accrue_always};
+    const auto jobs = list_items<job_record_t>(*symbols_.job_list, "sprio listing");
+    visit_prefetching(jobs, "sprio listing", prefetcher, [&](job_record_t* job) {
         if (!listed_for_sprio(job, *settings, now) || !list_holds(request->job_id_list, job->job_id) ||
             !list_holds(request->uid_list, job->user_id) || !may_see_job(job, uid))
             return;

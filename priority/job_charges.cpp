@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "priority/list_walk.h"
 
 namespace fairway::priority {
 namespace {
@@ -12,12 +11,20 @@ bool has_ended(const job_record_t* job)
     return IS_JOB_FINISHED(job) || IS_JOB_COMPLETING(job);
 }
 
+}  // namespace
+
+bool may_accrue_usage(const job_record_t* job)
+{
+    return !IS_JOB_PENDING(job) || has_ended(job);
+}
+
+namespace {
+
 // A job accrues usage once it started and while it is not pending again (a requeued job keeps
 // its old start time while it waits).
 bool accrues_usage(const job_record_t* job)
 {
-    // The state is tested first: a pending job then costs one cache line of its record.
-    return (!IS_JOB_PENDING(job) || has_ended(job)) && job->start_time && job->assoc_ptr;
+    return may_accrue_usage(job) && job->start_time && job->assoc_ptr;
 }
 
 double usage_factor(const job_record_t* job)
@@ -78,15 +85,15 @@ std::optional<UsageCharge> JobChargeTracker::charge_job(job_record_t* job, time_
     return UsageCharge{job->assoc_ptr->id, billing * static_cast<double>(to - from) * usage_factor(job), to};
 }
 
-std::vector<UsageCharge> JobChargeTracker::collect(List jobs, time_t now, time_t last_pass,
-                                                   const SlurmctldSymbols& symbols)
+std::vector<UsageCharge> JobChargeTracker::collect(const std::vector<job_record_t*>& jobs, time_t now,
+                                                   time_t last_pass, const SlurmctldSymbols& symbols)
 {
     std::vector<UsageCharge> charges;
     std::unordered_map<uint32_t, time_t> still_running;
-    walk_list<job_record_t>(jobs, "usage collection", [&](job_record_t* job) {
+    for (job_record_t* job : jobs) {
         if (auto charge = charge_job(job, now, last_pass, symbols, still_running))
             charges.push_back(*charge);
-    });
+    }
     charged_until_.swap(still_running);
     return charges;
 }

@@ -22,13 +22,18 @@ struct UsageCharge {
     time_t at = 0;   // end of the charged interval
 };
 
+// False for a pending job (not completing), which cannot accrue usage: most of a queue, told
+// apart by the job's state alone (one cache line of its record).
+bool may_accrue_usage(const job_record_t* job);
+
 class JobChargeTracker {
 public:
-    // Charges of every job in `jobs` since it was last charged, or since `last_pass` for jobs not
-    // seen before (after a restart: the time the saved usage was last advanced to).
-    // Caller holds slurmctld's job write lock (billing is cached in the job record) and assoc_mgr's
-    // QOS and TRES read locks.
-    std::vector<UsageCharge> collect(List jobs, time_t now, time_t last_pass, const SlurmctldSymbols& symbols);
+    // Charges of every job in `jobs` (all of job_list that may_accrue_usage) since it was last charged, or since
+    // `last_pass` for jobs not seen before (after a restart: the time the saved usage was last
+    // advanced to). Caller holds slurmctld's job write lock (billing is cached in the job record)
+    // and assoc_mgr's QOS and TRES read locks.
+    std::vector<UsageCharge> collect(const std::vector<job_record_t*>& jobs, time_t now, time_t last_pass,
+                                     const SlurmctldSymbols& symbols);
 
     // Forgets what was charged: usage up to `accounted_until` is already in the ledger (it was
     // rebuilt from accounting), so no job is charged for time before it. Same locks as collect().

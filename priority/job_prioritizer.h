@@ -5,6 +5,8 @@
 
 #include <memory>
 
+#include "common/pointer_table.h"
+
 #include "fairshare/fair_share.h"
 #include "fairshare/job_priority.h"
 #include "priority/settings.h"
@@ -12,6 +14,9 @@
 
 namespace fairway::priority {
 
+// Lives for one pass or one request: it keeps facts of the associations and partitions it has
+// seen (copied values, never dereferenced again) on the assumption that none is freed and
+// reallocated meanwhile.
 class JobPrioritizer {
 public:
     // `fair_share` may be null (no association data yet): the fair-share factor is then 0.
@@ -36,7 +41,25 @@ public:
 
     bool wants(const job_record_t* job) const;
 
+    // Requests the cache lines update() reads of a job record, and then of what the record points
+    // to (details, prio_factors, TRES counts); the Prefetcher of walk_list_prefetching.
+    struct Prefetcher {
+        bool with_tres;
+        size_t ahead = 8;
+        void record(const job_record_t* job) const;
+        void dependents(const job_record_t* job) const;
+    };
+    Prefetcher prefetcher() const { return {tres_count_ > 0}; }
+
 private:
+    // What a job's priority takes from its association, read once per association and pass.
+    struct AssociationFacts {
+        double fairshare_factor = 0;
+        uint32_t priority = 0;
+        double priority_norm = 0;
+    };
+
+    const AssociationFacts& association_facts(const slurmdb_assoc_rec_t* assoc);
     fairshare::JobPriority compute(job_record_t* job, time_t now);
     void fill_job_facts(const job_record_t* job, time_t now);
     void fill_partition_facts(job_record_t* job);
@@ -51,6 +74,7 @@ private:
     int tres_count_ = 0;
     fairshare::JobFacts facts_;   // reused across jobs to avoid allocating per job
     const part_record_t* facts_partition_ = nullptr;   // facts_.partitions is this one partition's
+    PointerTable<slurmdb_assoc_rec_t, AssociationFacts> associations_;
 };
 
 }  // namespace fairway::priority

@@ -1,8 +1,16 @@
-// Walks a Slurm List with list_for_each, which takes the list's lock once for the whole walk
-// (list_next takes and releases it for every element: ~30% of a pass with 10,000 pending jobs).
+// Walks Slurm Lists. list_for_each takes the list's lock once for the whole walk (list_next takes
+// and releases it for every element: ~30% of a pass with 10,000 pending jobs).
+//
+// A pass over the job list is bound by memory, not arithmetic: each pending job costs about a dozen
+// scattered cache lines (its record, its details, its prio_factors) and little computation. Visited
+// one by one, every miss waits for the one before. So a pass copies the element pointers once
+// (list_items) and visits them while asking the memory system for the records of the jobs a few
+// places ahead (visit_prefetching): their misses overlap with the work on the current one.
 #pragma once
 
+#include <cstddef>
 #include <exception>
+#include <vector>
 
 #include "priority/slurm_api.h"
 
@@ -27,6 +35,65 @@ void walk_list(List list, const char* what, Visit&& visit)
             return -1;
         }
     }, &context);
+}
+
+// Requests the cache line holding `address` (a hint: never faults, even on a bad address).
+inline void prefetch(const void* address)
+{
+    __builtin_prefetch(address, 0, 3);
+}
+
+// The same for a line about to be written: it arrives owned, with no second request to upgrade it.
+inline void prefetch_for_write(const void* address)
+{
+    __builtin_prefetch(address, 1, 3);
+}
+
+// Requests every cache line of *object (a small object may straddle one more line than its size
+// suggests), to read it or, with for_write, to write it.
+template <typename T>
+void prefetch_whole(const T* object, bool for_write = false)
+{
+    if (!object)
+        return;
+    const auto* bytes = reinterpret_cast<const char*>(object);
+    for (size_t offset = 0; offset < sizeof(T); offset += 64)
+        for_write ? prefetch_for_write(bytes + offset) : prefetch(bytes + offset);
+    for_write ? prefetch_for_write(bytes + sizeof(T) - 1) : prefetch(bytes + sizeof(T) - 1);
+}
+
+// Copies the list's element pointers (one list_for_each, touching only the list's nodes). The
+// pointers stay valid only while the caller holds the locks the list needs.
+template <typename T>
+std::vector<T*> list_items(List list, const char* what)
+{
+    std::vector<T*> items;
+    items.reserve(static_cast<size_t>(list_count(list)));
+    walk_list<T>(list, what, [&](T* item) { items.push_back(item); });
+    return items;
+}
+
+// Calls visit(T*) for each item in order, after prefetcher.record(T*) was called prefetcher.ahead
+// items earlier and prefetcher.dependents(T*) half that (what a record points to can only be
+// requested once the record itself has arrived). `ahead` should cover a miss's latency: about 8
+// items when a visit computes for a few hundred cycles, several times that when it only tests a
+// field. An exception that escapes `visit` ends the walk and is logged with `what`.
+template <typename T, typename Prefetcher, typename Visit>
+void visit_prefetching(const std::vector<T*>& items, const char* what, const Prefetcher& prefetcher, Visit&& visit)
+{
+    const size_t ahead = prefetcher.ahead;
+    const size_t near = ahead / 2;
+    try {
+        for (size_t i = 0; i < items.size(); ++i) {
+            if (i + ahead < items.size())
+                prefetcher.record(items[i + ahead]);
+            if (i + near < items.size())
+                prefetcher.dependents(items[i + near]);
+            visit(items[i]);
+        }
+    } catch (const std::exception& e) {
+        error("priority/fairway: %s stopped: %s", what, e.what());
+    }
 }
 
 }  // namespace fairway::priority

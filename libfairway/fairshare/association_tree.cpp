@@ -32,7 +32,9 @@ void check_acyclic(const std::vector<AssociationNode>& nodes, const std::vector<
 }  // namespace
 
 AssociationTree::AssociationTree(std::vector<AssociationNode> nodes) : nodes_(std::move(nodes)) {
-    auto& index = index_;
+    auto shape = std::make_shared<Shape>();
+    auto& index = shape->index;
+    index.reserve(nodes_.size());
     std::optional<std::size_t> root;
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
         const AssociationNode& node = nodes_[i];
@@ -47,7 +49,8 @@ AssociationTree::AssociationTree(std::vector<AssociationNode> nodes) : nodes_(st
     if (nodes_[*root].shares.use_parent) reject(nodes_[*root].id, "the root cannot have Fairshare=parent");
     if (nodes_[*root].is_user()) reject(nodes_[*root].id, "the root must be an account");
     root_ = *root;
-    children_.assign(nodes_.size(), {});
+    auto& children = shape->children;
+    children.assign(nodes_.size(), {});
     std::vector<std::size_t> parent_index(nodes_.size(), root_);
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
         if (i == root_) continue;
@@ -55,15 +58,36 @@ AssociationTree::AssociationTree(std::vector<AssociationNode> nodes) : nodes_(st
         if (parent == index.end()) reject(nodes_[i].id, "parent " + std::to_string(nodes_[i].parent) + " is unknown");
         if (nodes_[parent->second].is_user()) reject(nodes_[i].id, "parent is a user association");
         parent_index[i] = parent->second;
-        children_[parent->second].push_back(i);
+        children[parent->second].push_back(i);
     }
     check_acyclic(nodes_, parent_index, root_);
+    shape_ = std::move(shape);
 }
 
 std::optional<std::size_t> AssociationTree::index_of(AssocId id) const {
-    const auto found = index_.find(id);
-    if (found == index_.end()) return std::nullopt;
+    if (!shape_) return std::nullopt;
+    const auto found = shape_->index.find(id);
+    if (found == shape_->index.end()) return std::nullopt;
     return found->second;
+}
+
+const std::vector<std::size_t>& AssociationTree::children(std::size_t index) const {
+    static const std::vector<std::vector<std::size_t>> none;
+    return (shape_ ? shape_->children : none).at(index);
+}
+
+std::shared_ptr<const AssociationTree::IdIndex> AssociationTree::id_index() const {
+    static const auto empty = std::make_shared<const IdIndex>();
+    if (!shape_) return empty;
+    return std::shared_ptr<const IdIndex>(shape_, &shape_->index);
+}
+
+bool AssociationTree::has_hierarchy(const std::vector<AssociationNode>& nodes) const {
+    const auto same = [](const AssociationNode& a, const AssociationNode& b) {
+        return a.id == b.id && a.parent == b.parent && a.shares == b.shares && a.account == b.account &&
+               a.user == b.user;
+    };
+    return shape_ && std::equal(nodes.begin(), nodes.end(), nodes_.begin(), nodes_.end(), same);
 }
 
 AssociationTree AssociationTree::with_usage(const WindowedUsageLedger& ledger, TimePoint now) const {
@@ -90,7 +114,7 @@ std::vector<std::size_t> AssociationTree::sshare_order() const {
         const std::size_t at = stack.back();
         stack.pop_back();
         order.push_back(at);
-        std::vector<std::size_t> kids = children_[at];
+        std::vector<std::size_t> kids = children(at);
         std::sort(kids.begin(), kids.end(), before);
         stack.insert(stack.end(), kids.rbegin(), kids.rend());
     }

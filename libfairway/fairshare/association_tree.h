@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -47,6 +48,9 @@ public:
     // is "association <id>" (or "root") and whose message says what is wrong.
     explicit AssociationTree(std::vector<AssociationNode> nodes);
 
+    // Id -> node index; shared (not copied) by copies of the tree and by results computed from it.
+    using IdIndex = std::unordered_map<AssocId, std::size_t>;
+
     const std::vector<AssociationNode>& nodes() const noexcept { return nodes_; }
     std::size_t size() const noexcept { return nodes_.size(); }
     // Index of the node with this id, or nullopt.
@@ -54,7 +58,11 @@ public:
     const AssociationNode& node(std::size_t index) const { return nodes_.at(index); }
     std::size_t root_index() const noexcept { return root_; }
     // Direct children (indexes), in the order the nodes were given.
-    const std::vector<std::size_t>& children(std::size_t index) const { return children_.at(index); }
+    const std::vector<std::size_t>& children(std::size_t index) const;
+    std::shared_ptr<const IdIndex> id_index() const;
+    // True when `nodes` are this tree's nodes in the same order, ignoring own usage: the tree of
+    // `nodes` would be this one, so validating and indexing them again can be skipped.
+    bool has_hierarchy(const std::vector<AssociationNode>& nodes) const;
     // Replaces every node's own_usage with ledger.usage(id, now) (copy-and-set, tree shape unchanged).
     AssociationTree with_usage(const WindowedUsageLedger& ledger, TimePoint now) const;
     // Sets one node's own usage (throws InputError for negative/NaN/inf).
@@ -64,9 +72,15 @@ public:
     std::vector<std::size_t> sshare_order() const;
 
 private:
+    // What validation derived from the nodes; a pass copies the tree to set usage (with_usage),
+    // and the copies share this instead of rebuilding a map and a vector per node.
+    struct Shape {
+        std::vector<std::vector<std::size_t>> children;
+        IdIndex index;
+    };
+
     std::vector<AssociationNode> nodes_;
-    std::vector<std::vector<std::size_t>> children_;
-    std::unordered_map<AssocId, std::size_t> index_;
+    std::shared_ptr<const Shape> shape_;
     std::size_t root_ = 0;
 };
 

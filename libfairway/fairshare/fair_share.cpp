@@ -225,22 +225,26 @@ FairShareResult compute_fair_share(const AssociationTree& tree, const FairShareO
     result.options_ = options;
     result.effective_exact_ = work.usage_efctv;
     result.user_factor_ = work.user_factor;
+    result.index_ = tree.id_index();
+    result.figures_.reserve(tree.size());
+    result.fs_assoc_.reserve(tree.size());
     for (std::size_t i = 0; i < tree.size(); ++i) {
         result.figures_.push_back(figures_of(facts, work, i, options));
         result.fs_assoc_.push_back((facts.use_parent(i) && facts.fs_parent[i]) ? *facts.fs_parent[i] : i);
-        result.index_.emplace(tree.node(i).id, i);
     }
     return result;
 }
 
 const ShareFigures* FairShareResult::find(AssocId id) const {
-    const auto found = index_.find(id);
-    return found == index_.end() ? nullptr : &figures_[found->second];
+    if (!index_) return nullptr;
+    const auto found = index_->find(id);
+    return found == index_->end() ? nullptr : &figures_[found->second];
 }
 
 double FairShareResult::job_factor(AssocId id) const {
-    const auto found = index_.find(id);
-    if (found == index_.end()) return 0.0;
+    if (!index_) return 0.0;
+    const auto found = index_->find(id);
+    if (found == index_->end()) return 0.0;
     if (options_.algorithm == FairShareAlgorithm::kFairTree) return user_factor_[found->second];
     const std::size_t fs = fs_assoc_[found->second];
     return classic_fs_factor(effective_exact_[fs], figures_[fs].norm_shares, options_.dampening);

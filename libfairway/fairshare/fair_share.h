@@ -24,6 +24,7 @@
 #pragma once
 
 #include <optional>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -72,7 +73,7 @@ private:
     std::vector<std::size_t> fs_assoc_;             // whose figures a job uses: self, or fs parent for "parent"
     std::vector<long double> effective_exact_;      // EffectvUsage before sshare's cast to double
     std::vector<double> user_factor_;               // Fair Tree rank / users (0 for accounts)
-    std::unordered_map<AssocId, std::size_t> index_;
+    std::shared_ptr<const AssociationTree::IdIndex> index_;   // the tree's, shared
     FairShareOptions options_;
 };
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -298,6 +300,40 @@ TEST(AssociationTree, SshareOrderPutsUsersFirstThenAccountsByName) {
     std::vector<AssocId> ids;
     for (std::size_t i : tree.sshare_order()) ids.push_back(tree.node(i).id);
     EXPECT_EQ(ids, (std::vector<AssocId>{1, 4, 3, 6, 5, 2}));
+}
+
+// A pass reuses the last tree when the hierarchy is unchanged; any change of shape, shares or
+// names must be seen, and usage alone is not a change.
+TEST(AssociationTree, HasHierarchyIgnoresUsageButSeesEveryOtherChange) {
+    const std::vector<Row> rows = {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}, {3, 2, "a", "u", 1, 0}};
+    const AssociationTree tree = tree_of(rows);
+    const auto nodes_of = [](const std::vector<Row>& changed) { return tree_of(changed).nodes(); };
+    EXPECT_TRUE(tree.has_hierarchy(nodes_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 7}, {3, 2, "a", "u", 1, 9}})));
+    EXPECT_FALSE(tree.has_hierarchy(nodes_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 6, 0}, {3, 2, "a", "u", 1, 0}})));
+    EXPECT_FALSE(tree.has_hierarchy(nodes_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", -1, 0}, {3, 2, "a", "u", 1, 0}})));
+    EXPECT_FALSE(tree.has_hierarchy(nodes_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}, {3, 2, "a", "v", 1, 0}})));
+    EXPECT_FALSE(tree.has_hierarchy(nodes_of({{1, 0, "root", "", 1, 0}, {2, 1, "b", "", 5, 0}, {3, 2, "b", "u", 1, 0}})));
+    EXPECT_FALSE(tree.has_hierarchy(nodes_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}, {3, 1, "root", "u", 1, 0}})));
+    EXPECT_FALSE(tree.has_hierarchy(nodes_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}})));
+    EXPECT_FALSE(tree.has_hierarchy(nodes_of({{1, 0, "root", "", 1, 0}, {3, 2, "a", "u", 1, 0}, {2, 1, "a", "", 5, 0}})));
+    EXPECT_FALSE(AssociationTree().has_hierarchy({}));
+}
+
+// Copies share the validated shape and the result shares the tree's index; both must keep
+// answering after the tree they came from is gone.
+TEST(AssociationTree, CopiesAndResultsOutliveTheOriginal) {
+    std::optional<AssociationTree> copy;
+    std::optional<FairShareResult> result;
+    {
+        const AssociationTree tree = tree_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 1, 0}, {3, 2, "a", "u", 1, 4}});
+        copy = tree;
+        result = compute_fair_share(tree, FairShareOptions{});
+    }
+    EXPECT_EQ(copy->index_of(3), std::optional<std::size_t>(2));
+    EXPECT_EQ(copy->children(1), (std::vector<std::size_t>{2}));
+    ASSERT_NE(result->find(3), nullptr);
+    EXPECT_EQ(result->find(3)->raw_usage, 4);
+    EXPECT_EQ(result->find(99), nullptr);
 }
 
 }  // namespace
