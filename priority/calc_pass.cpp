@@ -7,7 +7,8 @@
 //   3. charge and advance the ledger (fairway's own mutex)
 //   4. compute fair-share (core) and publish it to assoc_mgr
 //   5. recompute pending jobs' priorities; mark jobs updated only if one changed (+ assoc read lock)
-//   6. save the ledger atomically, with no Slurm lock held, unless the pass charged nothing
+//   6. save the ledger atomically, with no Slurm lock held; a pass that charged nothing skips the
+//      save while the file is younger than 1.5 periods
 // Both walks prefetch the records ahead of the job they work on (list_walk.h).
 #include <chrono>
 #include <exception>
@@ -145,15 +146,18 @@ std::optional<fairshare::AssociationTree> Adapter::charge_and_advance(const Coll
     return usage.tree->with_usage(*ledger_, time_point(now));
 }
 
-// Writing the state file (serialise, write, fsync, rename) is most of an idle pass's cost. A pass
-// that charged, forgot or rebuilt nothing changed the ledger only by advancing its clock, which
-// loading does as well: the file already holds every charge, so leaving it alone loses nothing
-// to a kill -9 (running jobs are charged from the saved clock on). Every other pass saves.
+// Writing the state file (serialise, write, fsync, rename) is most of an idle pass's cost. Without
+// new charges the saved ledger differs from the current one only by its clock, which loading
+// advances anyway, so an idle pass skips the write while the file is younger than 1.5 periods.
+// Saving at least that often keeps the file's time a sign of life: the cluster tests, and an
+// admin, see each pass by the file's mtime.
 void Adapter::save_state_if_due(const CollectedUsage& usage, time_t now)
 {
     const bool idle = usage.charges.empty() && usage.reset_by_admin.empty() && !usage.rebuilt;
     const auto settings = current_settings();
-    if (idle && last_saved_ > 0 && last_saved_to_ == settings->state_file)
+    const time_t period = settings->calc_period.count();
+    const bool recent = last_saved_ > 0 && now >= last_saved_ && (now - last_saved_) * 2 < period * 3;
+    if (idle && recent && last_saved_to_ == settings->state_file)
         return;
     save_state();
     last_saved_ = now;
