@@ -23,7 +23,6 @@ fairshare::AssociationNode node_of(const slurmdb_assoc_rec_t* assoc)
 
 // What node_of() and the publishing read and write of an association (see list_walk.h).
 struct AssociationPrefetcher {
-    size_t ahead = 8;
     void record(const slurmdb_assoc_rec_t* assoc) const
     {
         prefetch(&assoc->acct);

@@ -105,7 +105,6 @@ bool listed_for_sprio(const job_record_t* job, const Settings& settings, time_t 
 // What listed_for_sprio(), the filters and factors_of() read of each job (see list_walk.h).
 struct ListingPrefetcher {
     bool accrue_always;
-    size_t ahead = 8;
     void record(const job_record_t* job) const
     {
         prefetch(&job->details);

@@ -45,7 +45,6 @@ public:
     // to (details, prio_factors, TRES counts); the Prefetcher of walk_list_prefetching.
     struct Prefetcher {
         bool with_tres;
-        size_t ahead = 8;
         void record(const job_record_t* job) const;
         void dependents(const job_record_t* job) const;
     };

@@ -73,16 +73,19 @@ std::vector<T*> list_items(List list, const char* what)
     return items;
 }
 
-// Calls visit(T*) for each item in order, after prefetcher.record(T*) was called prefetcher.ahead
+// How far ahead visit_prefetching asks for a record: enough visits of a few hundred cycles each to
+// cover a miss's latency.
+inline constexpr size_t prefetch_ahead = 8;
+
+// Calls visit(T*) for each item in order, after prefetcher.record(T*) was called prefetch_ahead
 // items earlier and prefetcher.dependents(T*) half that (what a record points to can only be
-// requested once the record itself has arrived). `ahead` should cover a miss's latency: about 8
-// items when a visit computes for a few hundred cycles, several times that when it only tests a
-// field. An exception that escapes `visit` ends the walk and is logged with `what`.
+// requested once the record itself has arrived). An exception that escapes `visit` ends the walk
+// and is logged with `what`.
 template <typename T, typename Prefetcher, typename Visit>
 void visit_prefetching(const std::vector<T*>& items, const char* what, const Prefetcher& prefetcher, Visit&& visit)
 {
-    const size_t ahead = prefetcher.ahead;
-    const size_t near = ahead / 2;
+    constexpr size_t ahead = prefetch_ahead;
+    constexpr size_t near = ahead / 2;
     try {
         for (size_t i = 0; i < items.size(); ++i) {
             if (i + ahead < items.size())
