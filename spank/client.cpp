@@ -7,6 +7,7 @@
 #include "yaml_module.h"
 
 #include "binding/gpu_policy.h"
+#include "binding/step_settings.h"
 #include "common/error.h"
 #include "presets/carried.h"
 
@@ -41,6 +42,9 @@ int carry_request(spank_t sp, const CarriedRequest& request) {
     return ESPANK_SUCCESS;
 }
 
+// What srun's environment holds under the name the job's steps find `name` by.
+const char* inherited(const char* name) { return std::getenv((std::string(kCarriedPrefix) + name).c_str()); }
+
 // An srun inside a job (batch script, salloc, another step's task) inherits --preset and the
 // resolution the job's client carried. When that resolution is of this very list, the list was
 // checked when the job was submitted, and srun passes the resolution on to its steps in its
@@ -49,13 +53,27 @@ int carry_request(spank_t sp, const CarriedRequest& request) {
 // user files srun carries, so srun always checks there.
 bool resolved_for_this_job(const PluginContext& context) {
     if (spank_context() != S_CTX_LOCAL || !std::getenv("SLURM_JOB_ID")) return false;
-    const char* carried = std::getenv((std::string(kCarriedPrefix) + presets::kStepPresetsVar).c_str());
+    const char* carried = inherited(presets::kStepPresetsVar);
     if (!carried) return false;
     try {
         return presets::decode_step_presets(carried).preset_list == *context.preset_option;
     } catch (const InputError&) {
         return false;
     }
+}
+
+// The job's account when srun is to resolve its default presets for the step: the step names no
+// preset, no job_submit record travels (a batch job's does, and its steps use that), presets.conf
+// exists (else there are no defaults, and no YAML module to load), and srun did not inherit a
+// resolution for this account (an srun inside a step of such a job passes that on).
+std::optional<std::string> account_to_resolve(const PluginContext& context) {
+    if (context.preset_option || inherited(presets::kAppliedPresetsVar)) return std::nullopt;
+    // srun set it from its allocation (or inherited it inside one) before local_user_init.
+    const char* account = std::getenv("SLURM_JOB_ACCOUNT");
+    if (!account || !*account || !site_config_exists(context.config)) return std::nullopt;
+    const char* carried = inherited(presets::kStepPresetsVar);
+    if (carried && binding::carried_account_default(std::string(carried), std::string(account))) return std::nullopt;
+    return account;
 }
 
 // "--preset=a,b --gpu-bind-policy=x": what the user typed, to prefix every message.
@@ -78,6 +96,19 @@ int client_post_opt(spank_t sp, const PluginContext& context) {
         slurm_error("fairway: %s: %s", given_options(context).c_str(), error.what());
         return kSpankFailure;
     }
+}
+
+int client_local_user_init(spank_t sp, const PluginContext& context) {
+    try {
+        auto account = account_to_resolve(context);
+        if (!account) return ESPANK_SUCCESS;
+        auto resolved = yaml_account_presets(context.plugin_args, *account);
+        if (resolved) carry(sp, presets::kStepPresetsVar, *resolved, false);
+    } catch (const std::exception& error) {
+        // slurmstepd then resolves the defaults itself and reports the authoritative error.
+        slurm_debug("fairway: the account's default presets are left to the steps: %s", error.what());
+    }
+    return ESPANK_SUCCESS;
 }
 
 }  // namespace fairway::spank

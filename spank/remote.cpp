@@ -11,10 +11,6 @@
 
 #include <malloc.h>
 #include <sched.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdlib>
 
 extern "C" {
 #include <slurm/slurm.h>
@@ -35,6 +31,7 @@ binding::StepPresetInputs step_inputs(spank_t sp, const PluginContext& context) 
     inputs.user_presets = carried(sp, presets::kUserPresetsVar);
     inputs.step_presets = carried(sp, presets::kStepPresetsVar);
     inputs.gpu_policy_option = context.gpu_policy_option;
+    inputs.account = step_env(sp, "SLURM_JOB_ACCOUNT");
     inputs.step_env = [sp](const std::string& name) { return step_env(sp, name); };
     return inputs;
 }
@@ -79,13 +76,8 @@ public:
 
 private:
     const spank::SiteFacts& facts() {
-        if (!facts_) facts_ = site_config_exists() ? yaml_site(context_.plugin_args, account_) : spank::SiteFacts{};
+        if (!facts_) facts_ = site_config_exists(context_.config) ? yaml_site(context_.plugin_args, account_) : spank::SiteFacts{};
         return *facts_;
-    }
-    bool site_config_exists() const {
-        // In slurmstepd the environment is slurmd's, as job_submit/fairway's is slurmctld's.
-        auto path = binding::site_config_path(context_.config, std::getenv("FAIRWAY_PRESETS_CONF"), std::getenv("SLURM_CONF"));
-        return access(path.c_str(), F_OK) == 0 || errno != ENOENT;
     }
 
     const PluginContext& context_;
@@ -108,14 +100,21 @@ binding::StepSettings step_settings(const binding::StepPresetInputs& inputs, con
 // Job_submit/fairway's record of the account defaults reaches batch jobs only (slurmctld hands a
 // job's environment to the batch step; an allocation made by srun or salloc carries none, and
 // its spank_job_env never reaches slurmstepd). A step that names no preset and carries no record
-// therefore gets its account's defaults here, by the rule job_submit/fairway applied: the job's
-// account (SLURM_JOB_ACCOUNT, set by slurmctld) looked up in the same presets.conf.
+// therefore gets its account's defaults by the rule job_submit/fairway applied: the job's account
+// (SLURM_JOB_ACCOUNT) looked up in the same presets.conf, which srun did once for the whole step
+// and carried (client_local_user_init). Only when it carried nothing for this account, this
+// slurmstepd reads presets.conf itself (YAML module).
+std::optional<std::string> account_default(const binding::StepPresetInputs& inputs, LazySiteFacts& site) {
+    if (auto carried = binding::carried_account_default(inputs.step_presets, inputs.account)) return carried;
+    return site.account_default();
+}
+
 StepPlan make_plan(spank_t sp, const PluginContext& context) {
     StepPlan plan;
     auto inputs = step_inputs(sp, context);
-    LazySiteFacts site(context, step_env(sp, "SLURM_JOB_ACCOUNT"));
-    // No record: look up the account's defaults. An empty record: job_submit applied nothing.
-    if (!inputs.preset_option && !inputs.applied_presets) inputs.applied_presets = site.account_default();
+    LazySiteFacts site(context, inputs.account);
+    // No record: the account's defaults. An empty record: job_submit applied nothing.
+    if (!inputs.preset_option && !inputs.applied_presets) inputs.applied_presets = account_default(inputs, site);
     const auto& list = binding::step_preset_list(inputs);
     if ((!list || list->empty()) && !inputs.gpu_policy_option) return plan;
     plan.settings = step_settings(inputs, context, site);

@@ -94,6 +94,14 @@ int slurm_spank_init_post_opt(spank_t sp, int /*argc*/, char** /*argv*/) {
     });
 }
 
+// srun only, after its allocation and before it launches the step.
+int slurm_spank_local_user_init(spank_t sp, int /*argc*/, char** /*argv*/) {
+    return guarded("local_user_init", [&] {
+        return spank_context() == S_CTX_LOCAL ? client_local_user_init(sp, plugin_context())
+                                              : static_cast<int>(ESPANK_SUCCESS);
+    });
+}
+
 int slurm_spank_user_init(spank_t sp, int /*argc*/, char** /*argv*/) {
     return guarded("user_init", [&] {
         return spank_remote(sp) ? remote_user_init(sp, plugin_context()) : static_cast<int>(ESPANK_SUCCESS);

@@ -61,6 +61,11 @@ std::function<std::vector<presets::Preset>()> site_directory(const binding::Plug
     return [&config] { return presets::load_site_directory(config.presets_dir, presets::EnvPolicy{config.allow_env}); };
 }
 
+std::optional<std::string> account_default(const presets::SiteConfig& site, const char* account) {
+    auto found = account ? site.account_defaults.find(account) : site.account_defaults.end();
+    return found == site.account_defaults.end() ? std::nullopt : std::optional<std::string>(found->second);
+}
+
 }  // namespace
 }  // namespace fairway::spank
 
@@ -101,8 +106,18 @@ int fairway_yaml_site(int argc, const char* const* argv, const char* account,
         auto args = plugstack_args(argc, argv);
         auto site = site_config(args);
         *allow_env = copy_out(binding::join(binding::with_site_config(args, site).allow_env, ","));
-        auto found = account ? site.account_defaults.find(account) : site.account_defaults.end();
-        if (found != site.account_defaults.end()) *account_default = copy_out(found->second);
+        *account_default = copy_out(spank::account_default(site, account));
+    });
+}
+
+int fairway_yaml_account_presets(int argc, const char* const* argv, const char* account, char** step_presets,
+                                 char** error) {
+    return reply(error, [&] {
+        auto args = plugstack_args(argc, argv);
+        auto site = site_config(args);
+        auto config = binding::with_site_config(args, site);
+        *step_presets = copy_out(binding::account_step_presets(account, spank::account_default(site, account),
+                                                               {site_directory(config), nullptr}, config));
     });
 }
 
@@ -112,3 +127,4 @@ int fairway_yaml_site(int argc, const char* const* argv, const char* account,
 static_assert(std::is_same_v<decltype(fairway_yaml_client_check), fairway_yaml_client_check_fn>);
 static_assert(std::is_same_v<decltype(fairway_yaml_step_presets), fairway_yaml_step_presets_fn>);
 static_assert(std::is_same_v<decltype(fairway_yaml_site), fairway_yaml_site_fn>);
+static_assert(std::is_same_v<decltype(fairway_yaml_account_presets), fairway_yaml_account_presets_fn>);

@@ -5,7 +5,9 @@
 #include "binding/text.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -16,6 +18,7 @@ struct YamlModule {
     fairway_yaml_client_check_fn* client_check;
     fairway_yaml_step_presets_fn* step_presets;
     fairway_yaml_site_fn* site;
+    fairway_yaml_account_presets_fn* account_presets;
 };
 
 std::string own_directory() {
@@ -43,7 +46,8 @@ const YamlModule& yaml_module() {
     if (!handle) throw std::runtime_error("cannot load " + path + ": " + dlerror());
     loaded = YamlModule{symbol<fairway_yaml_client_check_fn>(handle, kYamlClientCheck),
                         symbol<fairway_yaml_step_presets_fn>(handle, kYamlStepPresets),
-                        symbol<fairway_yaml_site_fn>(handle, kYamlSite)};
+                        symbol<fairway_yaml_site_fn>(handle, kYamlSite),
+                        symbol<fairway_yaml_account_presets_fn>(handle, kYamlAccountPresets)};
     return *loaded;
 }
 
@@ -111,6 +115,20 @@ SiteFacts yaml_site(const std::vector<std::string>& plugin_args, const std::opti
                              error.out()),
           error);
     return {binding::split(allow_env.value().value_or(""), ','), account_default.value()};
+}
+
+std::optional<std::string> yaml_account_presets(const std::vector<std::string>& plugin_args, const std::string& account) {
+    Argv args(plugin_args);
+    ModuleString step_presets, error;
+    check(yaml_module().account_presets(args.argc(), args.argv(), account.c_str(), step_presets.out(), error.out()), error);
+    return step_presets.value();
+}
+
+bool site_config_exists(const binding::PluginConfig& config) {
+    // In slurmstepd the environment is slurmd's, as job_submit/fairway's is slurmctld's; in srun it
+    // is the user's, who can steer only what srun carries, which slurmstepd checks.
+    auto path = binding::site_config_path(config, std::getenv("FAIRWAY_PRESETS_CONF"), std::getenv("SLURM_CONF"));
+    return access(path.c_str(), F_OK) == 0 || errno != ENOENT;
 }
 
 }  // namespace fairway::spank

@@ -4,6 +4,8 @@
 // message is the module's (file:line:key for presets).
 #pragma once
 
+#include "binding/plugin_config.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,5 +33,13 @@ struct SiteFacts {
 };
 
 SiteFacts yaml_site(const std::vector<std::string>& plugin_args, const std::optional<std::string>& account);
+
+// srun: `account`'s default presets resolved for its steps, to carry as FAIRWAY_STEP_PRESETS
+// (nullopt: too large to carry).
+std::optional<std::string> yaml_account_presets(const std::vector<std::string>& plugin_args, const std::string& account);
+
+// Whether the site's presets.conf exists (or may: any error but ENOENT). Without it there are no
+// account defaults and the env policy is the default one: nothing to load the YAML module for.
+bool site_config_exists(const binding::PluginConfig& config);
 
 }  // namespace fairway::spank

@@ -26,6 +26,13 @@ typedef int fairway_yaml_step_presets_fn(int argc, const char* const* argv, cons
 typedef int fairway_yaml_site_fn(int argc, const char* const* argv, const char* account, char** allow_env,
                                  char** account_default, char** error);
 
+// srun, for a step that names no preset and carries no job_submit record: `account`'s default
+// presets (presets.conf) resolved from the site directory and encoded for that account as
+// binding::account_step_presets does (an empty list when it has none); *step_presets stays NULL
+// when the result is too large to carry.
+typedef int fairway_yaml_account_presets_fn(int argc, const char* const* argv, const char* account,
+                                            char** step_presets, char** error);
+
 }  // extern "C"
 
 namespace fairway::spank {
@@ -34,5 +41,6 @@ inline constexpr const char* kYamlModuleFile = "spank_fairway_yaml.so";  // next
 inline constexpr const char* kYamlClientCheck = "fairway_yaml_client_check";
 inline constexpr const char* kYamlStepPresets = "fairway_yaml_step_presets";
 inline constexpr const char* kYamlSite = "fairway_yaml_site";
+inline constexpr const char* kYamlAccountPresets = "fairway_yaml_account_presets";
 
 }  // namespace fairway::spank

@@ -57,6 +57,16 @@ ClientRequest check_client_request(const std::optional<std::string>& preset_list
     return request;
 }
 
+std::optional<std::string> account_step_presets(const std::string& account, const std::optional<std::string>& default_list,
+                                                const PresetSources& sources, const PluginConfig& config) {
+    auto encode = [&account](const std::string& list, const std::vector<presets::AppliedPreset>& applied) {
+        return presets::encode_step_presets(list, applied, presets::kMaxStepPresetsBytes, account);
+    };
+    if (!default_list || default_list->empty()) return encode("", {});
+    return with_resolved(*default_list, std::nullopt, sources, config,
+                         [&](const auto& applied) { return encode(*default_list, applied); });
+}
+
 StepSettings resolve_step_settings(const StepPresetInputs& inputs, const PresetSources& sources,
                                    const PluginConfig& config) {
     const auto& list = step_preset_list(inputs);

@@ -37,6 +37,14 @@ ClientRequest check_client_request(const std::optional<std::string>& preset_list
                                    const std::optional<std::string>& gpu_policy_option,
                                    const PresetSources& sources, const PluginConfig& config);
 
+// What srun carries for a step that names no preset when no job_submit record travels (jobs that
+// srun or salloc created): `account`'s default list (presets.conf; nullopt or "" when it has none)
+// resolved as check_client_request would, tagged with the account, so that slurmstepd needs
+// neither presets.conf nor the YAML module (carried_account_default). Nullopt when it exceeds
+// the carried size limit. Throws fairway::InputError.
+std::optional<std::string> account_step_presets(const std::string& account, const std::optional<std::string>& default_list,
+                                                const PresetSources& sources, const PluginConfig& config);
+
 // The step's settings, resolving its list (step_preset_list) here: the site directory and the
 // carried user files. The --preset option wins over job_submit's record (an srun inside a batch
 // job may name other presets than sbatch did); the record still brings account defaults when the

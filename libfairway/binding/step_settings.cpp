@@ -66,6 +66,19 @@ bool env_names_allowed(const std::vector<presets::AppliedPreset>& applied,
     return true;
 }
 
+// The carried resolution, unless it is malformed or was made for another account's defaults.
+std::optional<presets::StepPresets> carried_for_account(const std::optional<std::string>& step_presets,
+                                                        const std::optional<std::string>& account) {
+    if (!step_presets) return std::nullopt;
+    try {
+        auto carried = presets::decode_step_presets(*step_presets);
+        if (carried.account && carried.account != account) return std::nullopt;
+        return carried;
+    } catch (const InputError&) {
+        return std::nullopt;  // resolving the list itself gives the authoritative answer or error
+    }
+}
+
 }  // namespace
 
 const std::optional<std::string>& step_preset_list(const StepPresetInputs& inputs) {
@@ -76,18 +89,20 @@ StepSettings step_settings_from(const std::vector<presets::AppliedPreset>& appli
     return with_policy_option(merged_settings(applied, inputs), inputs);
 }
 
+std::optional<std::string> carried_account_default(const std::optional<std::string>& step_presets,
+                                                   const std::optional<std::string>& account) {
+    auto carried = carried_for_account(step_presets, account);
+    if (!carried || !carried->account) return std::nullopt;
+    return carried->preset_list;
+}
+
 std::optional<StepSettings> carried_step_settings(const StepPresetInputs& inputs,
                                                   const std::function<presets::EnvPolicy()>& site_env_policy) {
     const auto& list = step_preset_list(inputs);
-    if (!inputs.step_presets || !list || list->empty()) return std::nullopt;
-    presets::StepPresets carried;
-    try {
-        carried = presets::decode_step_presets(*inputs.step_presets);
-    } catch (const InputError&) {
-        return std::nullopt;  // resolving the list itself gives the authoritative answer or error
-    }
-    if (carried.preset_list != *list) return std::nullopt;
-    auto applied = carried.applied();
+    if (!list || list->empty()) return std::nullopt;
+    auto carried = carried_for_account(inputs.step_presets, inputs.account);
+    if (!carried || carried->preset_list != *list) return std::nullopt;
+    auto applied = carried->applied();
     if (!env_names_allowed(applied, site_env_policy)) return std::nullopt;
     return step_settings_from(applied, inputs);
 }

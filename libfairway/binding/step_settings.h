@@ -23,6 +23,7 @@ struct StepPresetInputs {
     std::optional<std::string> user_presets;       // FAIRWAY_USER_PRESETS (encoded)
     std::optional<std::string> step_presets;       // FAIRWAY_STEP_PRESETS (encoded, the client's resolution)
     std::optional<std::string> gpu_policy_option;  // --gpu-bind-policy
+    std::optional<std::string> account;            // the job's account (SLURM_JOB_ACCOUNT)
     std::function<std::optional<std::string>(const std::string& name)> step_env;  // the step's environment
 };
 
@@ -45,10 +46,18 @@ const std::optional<std::string>& step_preset_list(const StepPresetInputs& input
 // for a malformed --gpu-bind-policy.
 StepSettings step_settings_from(const std::vector<presets::AppliedPreset>& applied, const StepPresetInputs& inputs);
 
+// The default preset list of `account` as its srun carried it (`step_presets` resolved for that
+// account's defaults: "" when it has none), so that slurmstepd need not read presets.conf for a
+// step that names no preset and carries no job_submit record. Nullopt, and the step looks the
+// default up itself, when nothing usable was carried for this very account.
+std::optional<std::string> carried_account_default(const std::optional<std::string>& step_presets,
+                                                   const std::optional<std::string>& account);
+
 // The step's settings from what the client resolved (inputs.step_presets), the same as
 // resolve_step_settings (step_presets.h) would give without reading any preset file. Nullopt, and the caller
 // resolves the list itself, when nothing was carried, it was resolved for another list than the
-// step's (an inherited value, say), it is malformed, or it names an env variable that the
+// step's (an inherited value, say) or for the defaults of another account than inputs.account,
+// it is malformed, or it names an env variable that the
 // default policy refuses and `site_env_policy()` (called only then) does not allow: the user
 // controls the carried text, and it must never let a step do what the site's rules forbid.
 std::optional<StepSettings> carried_step_settings(const StepPresetInputs& inputs,

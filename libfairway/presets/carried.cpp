@@ -67,6 +67,7 @@ std::vector<std::string_view> split_at(std::string_view text, char separator) {
 // joined by ':', each field base64 (whose alphabet has neither separator) unless noted:
 //   fw1                      version, first
 //   L:<list>                 the preset list resolved, second
+//   A:<account>              optional, third: the list is this account's default ("" for none)
 //   P:<name>:<strategy>      starts a preset; strategy in force, plain ("defaults", ...)
 //   E:<name>:<value>         env name set
 //   U:<name>                 env name written as null
@@ -123,6 +124,17 @@ void decode_step_field(const std::vector<std::string_view>& fields, Preset& pres
     }
 }
 
+// The optional A token after L (an older decoder finds it before any preset and refuses the text,
+// so its step resolves the list itself).
+std::optional<std::string> decode_step_account(std::string_view token) {
+    auto fields = split_at(token, ':');
+    if (fields[0] != "A") return std::nullopt;
+    std::string account = fields.size() == 2 ? base64_decode(fields[1], kStepPresetsVar) : "";
+    if (account.empty() || !std::all_of(account.begin(), account.end(), [](char c) { return c > ' ' && c != 0x7f; }))
+        step_presets_error("invalid account");
+    return account;
+}
+
 Preset decode_step_preset_start(const std::vector<std::string_view>& fields) {
     if (fields.size() != 3) step_presets_error("malformed preset entry");
     auto strategy = strategy_from_name(fields[2]);
@@ -142,8 +154,9 @@ std::vector<AppliedPreset> StepPresets::applied() const {
 }
 
 std::optional<std::string> encode_step_presets(std::string_view preset_list, const std::vector<AppliedPreset>& applied,
-                                               std::size_t max_bytes) {
+                                               std::size_t max_bytes, const std::optional<std::string>& account) {
     std::vector<std::string> tokens{std::string(kStepPresetsVersion), step_token("L", {preset_list})};
+    if (account) tokens.push_back(step_token("A", {*account}));
     for (const auto& entry : applied) encode_step_preset(entry, tokens);
     std::string encoded;
     for (const auto& token : tokens) encoded += (encoded.empty() ? "" : ",") + token;
@@ -159,7 +172,9 @@ StepPresets decode_step_presets(std::string_view encoded, std::size_t max_bytes)
     if (list.size() != 2 || list[0] != "L") step_presets_error("no preset list");
     StepPresets result;
     result.preset_list = base64_decode(list[1], kStepPresetsVar);
-    for (std::size_t i = 2; i < tokens.size(); ++i) {
+    std::size_t first_preset = 2;
+    if (tokens.size() > 2 && (result.account = decode_step_account(tokens[2]))) first_preset = 3;
+    for (std::size_t i = first_preset; i < tokens.size(); ++i) {
         auto fields = split_at(tokens[i], ':');
         if (fields[0] == "P") result.presets.push_back(decode_step_preset_start(fields));
         else if (result.presets.empty()) step_presets_error("entry before any preset");

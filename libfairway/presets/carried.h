@@ -7,7 +7,8 @@
 //   FAIRWAY_APPLIED_PRESETS=<list>              set by job_submit/fairway: what it applied,
 //                                               including account defaults (for slurmstepd)
 //   FAIRWAY_STEP_PRESETS=<encoded>              set by the client: the presets it resolved, reduced
-//                                               to what a step uses (see StepPresets)
+//                                               to what a step uses (see StepPresets), for its
+//                                               --preset list or for its account's defaults
 #pragma once
 
 #include <cstddef>
@@ -48,13 +49,17 @@ UserPresetTexts decode_user_presets(std::string_view encoded, std::size_t max_by
 struct StepPresets {
     std::string preset_list;      // the list the client resolved, as given
     std::vector<Preset> presets;  // in order; `strategy` is the strategy in force
+    // Set when the list is this account's default (presets.conf), which srun resolved for a step
+    // that named no preset and carried no job_submit record; "" as the list: the account has none.
+    std::optional<std::string> account;
     std::vector<AppliedPreset> applied() const;  // pointing into `presets`
 };
 
-// Encodes the step fields of `applied` for `preset_list`; nullopt when the result would exceed
-// `max_bytes` (the step then resolves the list itself).
+// Encodes the step fields of `applied` for `preset_list` (the default list of `account`, when
+// given); nullopt when the result would exceed `max_bytes` (the step then resolves the list itself).
 std::optional<std::string> encode_step_presets(std::string_view preset_list, const std::vector<AppliedPreset>& applied,
-                                               std::size_t max_bytes = kMaxStepPresetsBytes);
+                                               std::size_t max_bytes = kMaxStepPresetsBytes,
+                                               const std::optional<std::string>& account = std::nullopt);
 
 // The reverse. Throws InputError (key FAIRWAY_STEP_PRESETS) on anything malformed: bad encoding,
 // unknown tags, invalid env names or values longer than 4096 bytes, more than `max_bytes`.

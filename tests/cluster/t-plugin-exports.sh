@@ -14,7 +14,7 @@ priority_required="$common init fini priority_p_set priority_p_reconfig priority
 jobsubmit_required="$common init fini job_submit job_modify"
 spank_required="$common slurm_spank_init"
 # spank_fairway_yaml.so is no Slurm plugin: spank_fairway.so looks up its C interface.
-spank_yaml_required="fairway_yaml_client_check fairway_yaml_step_presets fairway_yaml_site"
+spank_yaml_required="fairway_yaml_client_check fairway_yaml_step_presets fairway_yaml_site fairway_yaml_account_presets"
 spank_optional="spank_plugin_version spank_options slurm_spank_job_prolog slurm_spank_init_post_opt slurm_spank_local_user_init
  slurm_spank_user_init slurm_spank_task_init_privileged slurm_spank_task_init slurm_spank_task_post_fork
  slurm_spank_task_exit slurm_spank_job_epilog slurm_spank_slurmd_exit slurm_spank_exit"

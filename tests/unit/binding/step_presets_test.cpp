@@ -297,3 +297,61 @@ TEST(CarriedStepSettings, RefusedEnvNamesNeedTheSitesPermission) {
     EXPECT_EQ(describe(*allowed), "ddp none LD_PRELOAD=/tmp/evil.so SLURM_CPU_BIND=<unset>");
     EXPECT_EQ(site_reads, 3);  // once per call, not once per name
 }
+
+namespace {
+
+// A step that names no preset and carries no record, whose srun resolved `account`'s defaults.
+StepPresetInputs account_step(const std::string& account, const std::optional<std::string>& carried) {
+    auto inputs = step_with(std::nullopt);
+    inputs.account = account;
+    inputs.step_presets = carried;
+    inputs.applied_presets = carried_account_default(inputs.step_presets, inputs.account);
+    return inputs;
+}
+
+}  // namespace
+
+TEST(AccountDefaults, ResolvedOnceBySrunForTheStepsOfThatAccount) {
+    FakeSources fake;
+    auto carried = account_step_presets("physics", "ddp,quiet", fake.sources(), {});
+    EXPECT_EQ(fake.site_loads, 1);
+    auto inputs = account_step("physics", carried);
+    ASSERT_EQ(inputs.applied_presets, "ddp,quiet");
+    auto settings = carried_step_settings(inputs, no_site_policy_expected);
+    ASSERT_TRUE(settings.has_value());
+    EXPECT_EQ(describe(*settings), describe(resolve_step_settings(inputs, fake.sources(), {})));
+    EXPECT_EQ(describe(*settings), "ddp,quiet per-rank:1 dist NCCL_DEBUG=WARN OMP_NUM_THREADS=<unset>");
+}
+
+TEST(AccountDefaults, NoDefaultsTravelAsAnEmptyListWithoutReadingTheSiteDirectory) {
+    FakeSources fake;
+    for (const std::optional<std::string>& none : {std::optional<std::string>{}, std::optional<std::string>{""}}) {
+        auto carried = account_step_presets("biology", none, fake.sources(), {});
+        EXPECT_EQ(carried_account_default(carried, "biology"), "");
+    }
+    EXPECT_EQ(fake.site_loads, 0);
+}
+
+// An inherited or forged value for another account says nothing about this one: the step looks
+// its own account's defaults up, and does not use the value even when the lists happen to match.
+TEST(AccountDefaults, OnlyForTheAccountTheyWereResolvedFor) {
+    FakeSources fake;
+    auto carried = account_step_presets("physics", "ddp", fake.sources(), {});
+    EXPECT_EQ(carried_account_default(carried, "biology"), std::nullopt);
+    EXPECT_EQ(carried_account_default(carried, std::nullopt), std::nullopt);
+    auto inputs = account_step("biology", carried);
+    EXPECT_EQ(inputs.applied_presets, std::nullopt);
+    inputs.applied_presets = "ddp";  // biology's default, as presets.conf says
+    EXPECT_EQ(carried_step_settings(inputs, no_site_policy_expected), std::nullopt);
+    inputs.account = "physics";
+    EXPECT_TRUE(carried_step_settings(inputs, no_site_policy_expected).has_value());
+}
+
+// What srun resolved for --preset, and job_submit for a batch job, is no account's default.
+TEST(AccountDefaults, AResolutionOfANamedListIsNone) {
+    FakeSources fake;
+    auto request = check_client_request("ddp", std::nullopt, fake.sources(), {});
+    EXPECT_EQ(carried_account_default(request.step_presets, "physics"), std::nullopt);
+    EXPECT_EQ(carried_account_default("fw1,L:ZGRw,A:!!!!", "physics"), std::nullopt);
+    EXPECT_EQ(carried_account_default(std::nullopt, "physics"), std::nullopt);
+}

@@ -63,10 +63,27 @@ TEST(CarriedStepPresets, RoundTripOfTheStepFields) {
     auto encoded = encode_step_presets("a100-train:override,./mine.yaml", applied);
     ASSERT_TRUE(encoded.has_value());
     EXPECT_EQ(encoded->find_first_of(" \t\n;\"'"), std::string::npos);  // safe in an environment entry
-    StepPresets expected{"a100-train:override,./mine.yaml", {full, cleared}};
+    StepPresets expected{"a100-train:override,./mine.yaml", {full, cleared}, std::nullopt};
     expected.presets[0].strategy = MergeStrategy::override_;  // the strategy in force travels
     EXPECT_EQ(describe(decode_step_presets(*encoded)), describe(expected));
     EXPECT_EQ(describe(decode_step_presets(*encode_step_presets("x", {}))), "x");
+}
+
+TEST(CarriedStepPresets, AnAccountsDefaultsSayWhichAccount) {
+    Preset preset = step_preset("ddp", MergeStrategy::defaults);
+    preset.values.env["NCCL_DEBUG"] = "INFO";
+    auto decoded = decode_step_presets(*encode_step_presets("ddp", {{&preset, preset.strategy}}, kMaxStepPresetsBytes, "physics"));
+    EXPECT_EQ(decoded.account, "physics");
+    EXPECT_EQ(describe(decoded), "ddp | ddp defaults NCCL_DEBUG=INFO cleared=" + preset.cleared.to_string());
+    auto none = decode_step_presets(*encode_step_presets("", {}, kMaxStepPresetsBytes, "biology"));  // no defaults
+    EXPECT_EQ(none.account, "biology");
+    EXPECT_EQ(none.preset_list, "");
+    EXPECT_TRUE(none.presets.empty());
+    EXPECT_EQ(decode_step_presets(*encode_step_presets("ddp", {})).account, std::nullopt);
+    // Empty, with a blank or a control character, or after a preset: refused.
+    for (const char* bad : {"fw1,L:,A:", "fw1,L:,A:YSBi", "fw1,L:,A:YQk=", "fw1,L:,A:!!!!", "fw1,L:,A:YQ==:YQ==",
+                            "fw1,L:YQ==,P:YQ==:defaults,A:YQ=="})
+        EXPECT_THROW(decode_step_presets(bad), InputError) << bad;
 }
 
 TEST(CarriedStepPresets, OnlyStepFieldsTravel) {
