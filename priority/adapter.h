@@ -13,6 +13,7 @@
 #include "fairshare/association_tree.h"
 #include "fairshare/fair_share.h"
 #include "fairshare/usage_ledger.h"
+#include "fairshare/walk_memo.h"
 #include "priority/job_charges.h"
 #include "priority/periodic_thread.h"
 #include "priority/settings.h"
@@ -41,6 +42,7 @@ private:
         std::shared_ptr<const fairshare::AssociationTree> tree;
         std::vector<fairshare::AssocId> reset_by_admin;
         bool rebuilt = false;   // the ledger was rebuilt from accounting before this pass
+        std::uint64_t association_inputs = 0;   // AssociationScan::priority_inputs
     };
 
     std::shared_ptr<const Settings> current_settings();
@@ -54,8 +56,21 @@ private:
         std::vector<job_record_t*> others;    // may accrue usage (may_accrue_usage)
     };
 
+    // What a walk over the jobs did.
+    struct Walk {
+        int changed = 0;            // priorities changed
+        bool ages_settled = true;   // JobPrioritizer::ages_settled
+    };
+    // What the last walk depended on (walk_memo.h); pass thread only, under the job write lock.
+    struct RememberedWalk {
+        fairshare::LastWalk walk;
+        std::vector<uint32_t> may_accrue;   // ids of the jobs that may accrue usage (JobsByState::others)
+        std::shared_ptr<const fairshare::FairShareResult> fair_share;   // the factors it used
+        std::shared_ptr<const Settings> settings;   // held, so that no later Settings reuses its address
+    };
+
     // Steps of a pass (calc_pass.cpp).
-    int charge_and_reprioritize(const Settings& settings, time_t now, CollectedUsage& usage);
+    std::optional<int> charge_and_reprioritize(const Settings& settings, time_t now, CollectedUsage& usage);
     static JobsByState jobs_by_state(List job_list);
     CollectedUsage collect_usage(const std::vector<job_record_t*>& jobs,
                                  const std::vector<slurmdb_assoc_rec_t*>& associations, time_t now);
@@ -63,7 +78,15 @@ private:
     std::optional<fairshare::AssociationTree> charge_and_advance(const CollectedUsage& usage, time_t now);
     void publish(const Settings& settings, const fairshare::AssociationTree& tree,
                  const std::vector<slurmdb_assoc_rec_t*>& associations);
-    int reprioritize_jobs(const JobsByState& jobs, time_t now);
+    Walk reprioritize_jobs(const JobsByState& jobs, time_t now);
+    // Skipping the walk when it would change nothing (walk_skip.cpp).
+    fairshare::WalkStamp job_side_stamp();
+    bool jobs_of_last_walk_that_may_accrue(const fairshare::WalkStamp& seen, time_t now,
+                                           std::vector<job_record_t*>& jobs) const;
+    static std::uint64_t association_side_inputs(const CollectedUsage& usage);
+    bool walk_would_repeat(const fairshare::WalkStamp& seen, std::uint64_t association_inputs, time_t now);
+    void remember_walk(std::uint64_t association_inputs, const Walk& walk,
+                       const std::vector<job_record_t*>& may_accrue);
     void warn_if_gpus_unbilled();
     void save_state();
     void save_state_if_due(const CollectedUsage& usage, time_t now);
@@ -77,6 +100,7 @@ private:
     time_t last_saved_ = 0;      // the pass thread's last state file write (0: none yet) ...
     std::string last_saved_to_;  // ... and its path; both touched only by the pass thread
     std::shared_ptr<const fairshare::AssociationTree> hierarchy_;   // the last pass's; pass thread only
+    std::optional<RememberedWalk> last_walk_;
     PeriodicThread thread_;
 
     std::mutex state_mutex_;     // guards everything below

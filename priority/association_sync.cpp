@@ -27,6 +27,7 @@ struct AssociationPrefetcher {
     {
         prefetch(&assoc->acct);
         prefetch(&assoc->id);
+        prefetch(&assoc->priority);
         prefetch(&assoc->shares_raw);
         prefetch(&assoc->user);
     }
@@ -71,11 +72,14 @@ AssociationScan scan_associations(const std::vector<slurmdb_assoc_rec_t*>& assoc
 {
     AssociationScan scan;
     scan.nodes.reserve(associations.size());
+    fairshare::Fingerprint priority_inputs;
     visit_prefetching(associations, "association scan", AssociationPrefetcher{}, [&](const slurmdb_assoc_rec_t* assoc) {
         scan.nodes.push_back(node_of(assoc));
         if (reset_by_admin(assoc, published))
             scan.reset_by_admin.push_back(assoc->id);
+        priority_inputs.add(assoc).add(assoc->priority).add(assoc->usage->priority_norm);
     });
+    scan.priority_inputs = priority_inputs.value();
     if (scan.nodes.size() != associations.size())
         throw InputError({"", 0, "associations"}, "the association scan stopped early");
     return scan;

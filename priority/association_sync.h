@@ -7,10 +7,12 @@
 // by position, with no lookup by id.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "fairshare/association_tree.h"
 #include "fairshare/fair_share.h"
+#include "fairshare/walk_memo.h"
 #include "priority/slurm_api.h"
 
 namespace fairway::priority {
@@ -27,6 +29,9 @@ struct AssociationScan {
     // usage_raw to 0) although fairway last `published` usage for them: their ledger usage is to
     // be forgotten.
     std::vector<fairshare::AssocId> reset_by_admin;
+    // Fingerprint of what job priorities take from the associations (records, priorities), so a
+    // pass can tell they did not change (walk_memo.h).
+    std::uint64_t priority_inputs = 0;
 };
 
 AssociationScan scan_associations(const std::vector<slurmdb_assoc_rec_t*>& associations,

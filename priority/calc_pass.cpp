@@ -9,7 +9,10 @@
 //   5. recompute pending jobs' priorities; mark jobs updated only if one changed (+ assoc read lock)
 //   6. save the ledger atomically, with no Slurm lock held; a pass that charged nothing skips the
 //      save while the file is younger than 1.5 periods
-// Both walks prefetch the records ahead of the job they work on (list_walk.h).
+// Both walks prefetch the records ahead of the job they work on (list_walk.h). When no job
+// changed since the last walk, step 2 takes the jobs that may accrue usage from the last walk
+// instead of the whole list, and step 5 is skipped if it would write what is already there
+// (walk_skip.cpp).
 #include <chrono>
 #include <exception>
 
@@ -47,10 +50,14 @@ void Adapter::run_pass()
         if (with_accounting_)
             rebuild_if_needed(*settings, now);
         CollectedUsage usage;
-        const int changed = charge_and_reprioritize(*settings, now, usage);
+        const std::optional<int> changed = charge_and_reprioritize(*settings, now, usage);
         save_state_if_due(usage, now);
-        log_flag(PRIO, "priority/fairway: pass charged %zu jobs, changed %d priorities in %.3f ms",
-                 usage.charges.size(), changed, elapsed_ms(started));
+        if (changed)
+            log_flag(PRIO, "priority/fairway: pass charged %zu jobs, changed %d priorities in %.3f ms",
+                     usage.charges.size(), *changed, elapsed_ms(started));
+        else
+            log_flag(PRIO, "priority/fairway: pass charged %zu jobs, skipped the job walk (nothing changed) in %.3f ms",
+                     usage.charges.size(), elapsed_ms(started));
     } catch (const std::exception& e) {
         error("priority/fairway: calculation pass failed: %s", e.what());
     } catch (...) {
@@ -58,11 +65,17 @@ void Adapter::run_pass()
     }
 }
 
-// Steps 2 to 5; returns how many priorities changed and leaves what was collected in `usage`.
-int Adapter::charge_and_reprioritize(const Settings& settings, time_t now, CollectedUsage& usage)
+// Steps 2 to 5; returns how many priorities changed (none: the walk was skipped) and leaves what
+// was collected in `usage`.
+std::optional<int> Adapter::charge_and_reprioritize(const Settings& settings, time_t now, CollectedUsage& usage)
 {
     SlurmctldLock locks(symbols_, {.job = WRITE_LOCK, .part = READ_LOCK});
-    const JobsByState jobs = jobs_by_state(*symbols_.job_list);
+    const fairshare::WalkStamp seen = job_side_stamp();
+    JobsByState jobs;
+    const bool jobs_unchanged = jobs_of_last_walk_that_may_accrue(seen, now, jobs.others);
+    if (!jobs_unchanged)
+        jobs = jobs_by_state(*symbols_.job_list);
+    std::uint64_t association_inputs = 0;
     {
         // One hold from the copy of the association pointers to the publishing (see association_sync.h).
         AssocMgrLock assoc({.assoc = WRITE_LOCK, .qos = READ_LOCK, .tres = READ_LOCK});
@@ -70,8 +83,16 @@ int Adapter::charge_and_reprioritize(const Settings& settings, time_t now, Colle
         usage = collect_usage(jobs.others, associations, now);
         if (const auto tree = charge_and_advance(usage, now))
             publish(settings, *tree, associations);
+        association_inputs = association_side_inputs(usage);
     }
-    return reprioritize_jobs(jobs, now);
+    if (jobs_unchanged) {
+        if (walk_would_repeat(seen, association_inputs, now))
+            return std::nullopt;
+        jobs = jobs_by_state(*symbols_.job_list);
+    }
+    const Walk walk = reprioritize_jobs(jobs, now);
+    remember_walk(association_inputs, walk, jobs.others);
+    return walk.changed;
 }
 
 // Pending jobs are most of the list and need only their priority; the others (running, ended,
@@ -108,6 +129,7 @@ Adapter::CollectedUsage Adapter::collect_usage(const std::vector<job_record_t*>&
     try {
         AssociationScan scan = scan_associations(associations, current_fair_share().get());
         usage.reset_by_admin = std::move(scan.reset_by_admin);
+        usage.association_inputs = scan.priority_inputs;
         usage.tree = hierarchy_of(std::move(scan.nodes));
     } catch (const InputError& e) {
         error("priority/fairway: association hierarchy not usable this pass: %s", e.what());
@@ -174,7 +196,7 @@ void Adapter::publish(const Settings& settings, const fairshare::AssociationTree
     fair_share_ = std::move(result);
 }
 
-int Adapter::reprioritize_jobs(const JobsByState& jobs, time_t now)
+Adapter::Walk Adapter::reprioritize_jobs(const JobsByState& jobs, time_t now)
 {
     JobPrioritizer prioritizer(current_settings(), current_fair_share(), symbols_);
     // Lets a site_factor plugin refresh its values first, as multifactor does.
@@ -194,7 +216,7 @@ int Adapter::reprioritize_jobs(const JobsByState& jobs, time_t now)
     // Only a real change makes the schedulers rebuild their queues.
     if (changed)
         *symbols_.last_job_update = now;
-    return changed;
+    return Walk{.changed = changed, .ages_settled = prioritizer.ages_settled()};
 }
 
 void Adapter::warn_if_gpus_unbilled()

@@ -229,11 +229,21 @@ bool JobPrioritizer::write_partition_priorities(job_record_t* job, const fairsha
     return changed;
 }
 
+void JobPrioritizer::note_age(time_t now)
+{
+    if (!settings_->priority.weights.age)
+        return;
+    const std::optional<fairshare::TimePoint>& accrue = facts_.accrue_time;
+    if (!accrue || time_point(now) - *accrue < settings_->priority.max_age)
+        ages_settled_ = false;
+}
+
 bool JobPrioritizer::update(job_record_t* job, time_t now)
 {
     if (!wants(job))
         return false;
     const fairshare::JobPriority priority = compute(job, now);
+    note_age(now);
     write_factors(job, priority);
     bool changed = write_partition_priorities(job, priority);
     if (job->priority != priority.priority && !(settings_->incr_only && job->priority > priority.priority)) {

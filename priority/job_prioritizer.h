@@ -41,6 +41,10 @@ public:
 
     bool wants(const job_record_t* job) const;
 
+    // False once update() met a job whose age factor can still grow (below PriorityMaxAge, or not
+    // accruing age yet) while age has a weight: a later walk could then differ (walk_memo.h).
+    bool ages_settled() const { return ages_settled_; }
+
     // Requests the cache lines update() reads of a job record, and then of what the record points
     // to (details, prio_factors, TRES counts); the Prefetcher of walk_list_prefetching.
     struct Prefetcher {
@@ -63,6 +67,7 @@ private:
     void fill_job_facts(const job_record_t* job, time_t now);
     void fill_partition_facts(job_record_t* job);
     void add_partition(const part_record_t* partition);
+    void note_age(time_t now);
     void write_factors(job_record_t* job, const fairshare::JobPriority& priority) const;
     bool write_partition_priorities(job_record_t* job, const fairshare::JobPriority& priority) const;
 
@@ -74,6 +79,7 @@ private:
     fairshare::JobFacts facts_;   // reused across jobs to avoid allocating per job
     const part_record_t* facts_partition_ = nullptr;   // facts_.partitions is this one partition's
     PointerTable<slurmdb_assoc_rec_t, AssociationFacts> associations_;
+    bool ages_settled_ = true;
 };
 
 }  // namespace fairway::priority

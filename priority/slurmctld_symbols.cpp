@@ -16,7 +16,7 @@ void look_up(T& target, const char* name)
 bool SlurmctldSymbols::complete() const
 {
     return job_list && part_list && last_job_update && cluster_cpus && tres_count && acct_db_conn && lock && unlock &&
-           find_part && is_operator && billable_tres;
+           find_part && find_job && is_operator && billable_tres;
 }
 
 SlurmctldSymbols find_slurmctld_symbols()
@@ -31,6 +31,7 @@ SlurmctldSymbols find_slurmctld_symbols()
     look_up(symbols.lock, "lock_slurmctld");
     look_up(symbols.unlock, "unlock_slurmctld");
     look_up(symbols.find_part, "find_part_record");
+    look_up(symbols.find_job, "find_job_record");
     look_up(symbols.is_operator, "validate_operator");
     look_up(symbols.billable_tres, "calc_job_billable_tres");
     return symbols;

@@ -20,6 +20,7 @@ struct SlurmctldSymbols {
     void (*lock)(slurmctld_lock_t) = nullptr;
     void (*unlock)(slurmctld_lock_t) = nullptr;
     part_record_t* (*find_part)(char*) = nullptr;
+    job_record_t* (*find_job)(uint32_t) = nullptr;
     bool (*is_operator)(uid_t) = nullptr;
     double (*billable_tres)(job_record_t*, time_t, bool) = nullptr;
 

@@ -245,9 +245,22 @@ double FairShareResult::job_factor(AssocId id) const {
     if (!index_) return 0.0;
     const auto found = index_->find(id);
     if (found == index_->end()) return 0.0;
-    if (options_.algorithm == FairShareAlgorithm::kFairTree) return user_factor_[found->second];
-    const std::size_t fs = fs_assoc_[found->second];
+    return job_factor_at(found->second);
+}
+
+double FairShareResult::job_factor_at(std::size_t position) const {
+    if (options_.algorithm == FairShareAlgorithm::kFairTree) return user_factor_[position];
+    const std::size_t fs = fs_assoc_[position];
     return classic_fs_factor(effective_exact_[fs], figures_[fs].norm_shares, options_.dampening);
+}
+
+bool FairShareResult::same_job_factors(const FairShareResult& other) const {
+    if (index_ != other.index_ || figures_.size() != other.figures_.size() ||
+        options_.algorithm != other.options_.algorithm)
+        return false;
+    for (std::size_t i = 0; i < figures_.size(); ++i)
+        if (job_factor_at(i) != other.job_factor_at(i)) return false;
+    return true;
 }
 
 }  // namespace fairway::fairshare

@@ -66,7 +66,13 @@ public:
     // parent when its shares are "parent". 0 for an unknown id.
     double job_factor(AssocId id) const;
 
+    // True when every association's job_factor() equals the one in `other`, for the same hierarchy
+    // (the same tree shape, not only equal ids).
+    bool same_job_factors(const FairShareResult& other) const;
+
 private:
+    double job_factor_at(std::size_t position) const;
+
     friend FairShareResult compute_fair_share(const AssociationTree&, const FairShareOptions&);
 
     std::vector<ShareFigures> figures_;

@@ -426,3 +426,35 @@ TEST(FairShare, TreeWithLedgerUsageEqualsTreeWithTheSameNumbers) {
 
 }  // namespace
 }  // namespace fairway::fairshare
+
+namespace fairway::fairshare {
+namespace {
+
+// A pass skips its walk over the jobs only when the factors it would put into them are the ones
+// the last walk used: usage that changes no factor is no change, any changed factor is.
+TEST(FairShareResult, SameJobFactorsComparesFactorsOfOneHierarchy) {
+    const AssociationTree shape = tree_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 1, 0}, {3, 2, "a", "u", 1, 0},
+                                           {4, 2, "a", "v", 1, 0}});
+    const auto result_with = [&](double u_usage, double v_usage, FairShareOptions options) {
+        WindowedUsageLedger ledger(LedgerConfig{kInfiniteWindow, Seconds{0}, Seconds{0}});
+        ledger.charge(3, u_usage, TimePoint{Seconds{1000}});
+        ledger.charge(4, v_usage, TimePoint{Seconds{1000}});
+        return compute_fair_share(shape.with_usage(ledger, TimePoint{Seconds{2000}}), options);
+    };
+    const FairShareOptions classic{FairShareAlgorithm::kClassic, 1};
+    // Fair Tree ranks users: u stays ahead of v whatever the amounts.
+    EXPECT_TRUE(result_with(100, 300, {}).same_job_factors(result_with(200, 500, {})));
+    EXPECT_FALSE(result_with(100, 300, {}).same_job_factors(result_with(300, 100, {})));
+    // Classic factors follow the usage itself.
+    EXPECT_TRUE(result_with(100, 300, classic).same_job_factors(result_with(100, 300, classic)));
+    EXPECT_FALSE(result_with(100, 300, classic).same_job_factors(result_with(100, 301, classic)));
+    EXPECT_FALSE(result_with(100, 300, classic).same_job_factors(result_with(100, 300, {})));
+    // Equal numbers on another tree (even an equal-looking one) are not the same factors.
+    const AssociationTree other = tree_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 1, 0}, {3, 2, "a", "u", 1, 0},
+                                           {4, 2, "a", "v", 1, 0}});
+    EXPECT_FALSE(compute_fair_share(shape, {}).same_job_factors(compute_fair_share(other, {})));
+    EXPECT_FALSE(FairShareResult().same_job_factors(compute_fair_share(shape, {})));
+}
+
+}  // namespace
+}  // namespace fairway::fairshare

@@ -1,0 +1,47 @@
+#include "fairshare/walk_memo.h"
+
+#include <cstring>
+
+namespace fairway::fairshare {
+
+bool jobs_unchanged(const std::optional<LastWalk>& last, const WalkStamp& seen, std::int64_t now,
+                    std::chrono::seconds longest_skip)
+{
+    if (!last || !last->ages_settled)
+        return false;
+    const WalkStamp& before = last->stamp;
+    // slurmctld stamps a job change with the second it happened in: a change stamped in the second
+    // the last walk read the stamp could be followed, unseen, by another with the same stamp.
+    if (before.job_update >= before.seen_at)
+        return false;
+    if (seen.job_update != before.job_update || seen.job_count != before.job_count ||
+        seen.fingerprint != before.fingerprint)
+        return false;
+    // A clock stepped back could repeat a stamp; and a walk is made now and then regardless.
+    return now >= before.seen_at && now - before.seen_at < longest_skip.count();
+}
+
+bool walk_would_repeat(const std::optional<LastWalk>& last, const WalkStamp& seen, std::uint64_t association_inputs,
+                       bool same_fair_share, std::int64_t now, std::chrono::seconds longest_skip)
+{
+    return same_fair_share && jobs_unchanged(last, seen, now, longest_skip) &&
+           association_inputs == last->association_inputs;
+}
+
+Fingerprint& Fingerprint::add_bits(std::uint64_t bits)
+{
+    for (int byte = 0; byte < 8; ++byte) {
+        hash_ ^= (bits >> (8 * byte)) & 0xffU;
+        hash_ *= 1099511628211ULL;
+    }
+    return *this;
+}
+
+Fingerprint& Fingerprint::add(double value)
+{
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    return add_bits(bits);
+}
+
+}  // namespace fairway::fairshare

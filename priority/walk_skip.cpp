@@ -1,0 +1,115 @@
+// Skipping a pass's walk over the jobs when it would write what the last walk wrote (the rule is
+// the core's, fairshare/walk_memo.h; this file gathers what slurmctld shows of the inputs).
+//
+// What a walk reads, and how a change of it is seen without visiting the jobs:
+// - the jobs themselves: slurmctld stamps every change of a job (submission, update, start, end,
+//   purge) in last_job_update, and the job count is compared too;
+// - partitions, QOS, associations (priorities, shares, records), the cluster's size, fairway's
+//   settings: a fingerprint of them, taken every pass;
+// - fair-share factors: compared with the ones the last walk used;
+// - ages: a skip needs every walked age factor at its maximum already (or age weightless), since
+//   a job's age grows with no change stamped anywhere; jobs that do not accrue age yet prevent it;
+// - a site_factor plugin may change any job when it updates: no skip with one configured.
+// Nothing else (no job pointer) is kept between passes, so a change that slips past all of this
+// is only postponed, to the walk made at least every kLongestSkip.
+#include <cstring>
+
+#include "priority/adapter.h"
+#include "priority/list_walk.h"
+
+namespace fairway::priority {
+namespace {
+
+constexpr std::chrono::seconds kLongestSkip{300};
+
+bool site_factor_plugin_configured()
+{
+    const char* plugin = slurm_conf.site_factor_plugin;
+    return plugin && *plugin && strcmp(plugin, "site_factor/none") != 0;
+}
+
+void add_partition(fairshare::Fingerprint& inputs, const part_record_t* partition, int tres_count)
+{
+    inputs.add(partition).add(partition->priority_job_factor).add(partition->priority_tier);
+    inputs.add(partition->norm_priority).add(partition->max_time);
+    for (int i = 0; partition->tres_cnt && i < tres_count; ++i)
+        inputs.add(partition->tres_cnt[i]);
+}
+
+// Caller holds assoc_mgr's QOS read lock.
+std::uint64_t qos_inputs()
+{
+    fairshare::Fingerprint inputs;
+    if (assoc_mgr_qos_list)
+        walk_list<slurmdb_qos_rec_t>(assoc_mgr_qos_list, "QOS fingerprint", [&](const slurmdb_qos_rec_t* qos) {
+            inputs.add(qos).add(qos->priority).add(qos->usage ? qos->usage->norm_priority : 0.0);
+        });
+    return inputs.value();
+}
+
+}  // namespace
+
+// What slurmctld shows of the jobs as a whole, with a fingerprint of the partitions, the cluster
+// and the settings. Caller holds the job write lock and the partition read lock.
+fairshare::WalkStamp Adapter::job_side_stamp()
+{
+    fairshare::Fingerprint inputs;
+    inputs.add(current_settings().get()).add(node_record_count).add(*symbols_.cluster_cpus).add(*symbols_.tres_count);
+    walk_list<part_record_t>(*symbols_.part_list, "partition fingerprint", [&](const part_record_t* partition) {
+        add_partition(inputs, partition, *symbols_.tres_count);
+    });
+    return fairshare::WalkStamp{.job_update = *symbols_.last_job_update,
+                                .seen_at = time(nullptr),
+                                .job_count = static_cast<size_t>(list_count(*symbols_.job_list)),
+                                .fingerprint = inputs.value()};
+}
+
+// While no job changed, the jobs that may accrue usage are the last walk's; looked up by id
+// (slurmctld's hash), so a job that is gone is not found. False: take them from the whole list.
+bool Adapter::jobs_of_last_walk_that_may_accrue(const fairshare::WalkStamp& seen, time_t now,
+                                                std::vector<job_record_t*>& jobs) const
+{
+    if (!last_walk_ || site_factor_plugin_configured() || !fairshare::jobs_unchanged(last_walk_->walk, seen, now, kLongestSkip))
+        return false;
+    jobs.clear();
+    for (const uint32_t id : last_walk_->may_accrue) {
+        job_record_t* job = symbols_.find_job(id);
+        if (!job || !may_accrue_usage(job))
+            return false;
+        jobs.push_back(job);
+    }
+    return true;
+}
+
+// Caller holds assoc_mgr's QOS read lock; `usage` comes from this pass's association scan.
+std::uint64_t Adapter::association_side_inputs(const CollectedUsage& usage)
+{
+    return fairshare::Fingerprint().add(usage.association_inputs).add(qos_inputs()).value();
+}
+
+bool Adapter::walk_would_repeat(const fairshare::WalkStamp& seen, std::uint64_t association_inputs, time_t now)
+{
+    if (!last_walk_)
+        return false;
+    const auto fair_share = current_fair_share();
+    const auto& used = last_walk_->fair_share;
+    const bool same_fair_share = fair_share && used ? fair_share->same_job_factors(*used) : fair_share == used;
+    return fairshare::walk_would_repeat(last_walk_->walk, seen, association_inputs, same_fair_share, now, kLongestSkip);
+}
+
+// Called at the end of a walk, still under the job write lock: the stamp read now includes the
+// walk's own, if it changed a priority, so the next pass walks once more.
+void Adapter::remember_walk(std::uint64_t association_inputs, const Walk& walk,
+                            const std::vector<job_record_t*>& may_accrue)
+{
+    RememberedWalk remembered{.walk = {job_side_stamp(), association_inputs, walk.ages_settled},
+                              .may_accrue = {},
+                              .fair_share = current_fair_share(),
+                              .settings = current_settings()};
+    remembered.may_accrue.reserve(may_accrue.size());
+    for (const job_record_t* job : may_accrue)
+        remembered.may_accrue.push_back(job->job_id);
+    last_walk_ = std::move(remembered);
+}
+
+}  // namespace fairway::priority
