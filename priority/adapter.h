@@ -59,6 +59,7 @@ private:
     // What a walk over the jobs did.
     struct Walk {
         int changed = 0;            // priorities changed
+        bool complete = true;       // every job was visited (no walk stopped early)
         bool ages_settled = true;   // JobPrioritizer::ages_settled
     };
     // What the last walk depended on (walk_memo.h); pass thread only, under the job write lock.

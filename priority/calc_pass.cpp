@@ -210,13 +210,13 @@ Adapter::Walk Adapter::reprioritize_jobs(const JobsByState& jobs, time_t now)
             error("priority/fairway: priority of %pJ not updated: %s", job, e.what());
         }
     };
-    visit_prefetching(jobs.pending, "priority walk", prioritizer.prefetcher(), update);
+    bool complete = visit_prefetching(jobs.pending, "priority walk", prioritizer.prefetcher(), update);
     // A pending job that is still completing, or a running one with CALCULATE_RUNNING.
-    visit_prefetching(jobs.others, "priority walk", prioritizer.prefetcher(), update);
+    complete = visit_prefetching(jobs.others, "priority walk", prioritizer.prefetcher(), update) && complete;
     // Only a real change makes the schedulers rebuild their queues.
     if (changed)
         *symbols_.last_job_update = now;
-    return Walk{.changed = changed, .ages_settled = prioritizer.ages_settled()};
+    return Walk{.changed = changed, .complete = complete, .ages_settled = prioritizer.ages_settled()};
 }
 
 void Adapter::warn_if_gpus_unbilled()

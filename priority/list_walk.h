@@ -80,9 +80,9 @@ inline constexpr size_t prefetch_ahead = 8;
 // Calls visit(T*) for each item in order, after prefetcher.record(T*) was called prefetch_ahead
 // items earlier and prefetcher.dependents(T*) half that (what a record points to can only be
 // requested once the record itself has arrived). An exception that escapes `visit` ends the walk
-// and is logged with `what`.
+// and is logged with `what`; then it returns false.
 template <typename T, typename Prefetcher, typename Visit>
-void visit_prefetching(const std::vector<T*>& items, const char* what, const Prefetcher& prefetcher, Visit&& visit)
+bool visit_prefetching(const std::vector<T*>& items, const char* what, const Prefetcher& prefetcher, Visit&& visit)
 {
     constexpr size_t ahead = prefetch_ahead;
     constexpr size_t near = ahead / 2;
@@ -94,8 +94,10 @@ void visit_prefetching(const std::vector<T*>& items, const char* what, const Pre
                 prefetcher.dependents(items[i + near]);
             visit(items[i]);
         }
+        return true;
     } catch (const std::exception& e) {
         error("priority/fairway: %s stopped: %s", what, e.what());
+        return false;
     }
 }
 

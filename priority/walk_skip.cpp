@@ -98,10 +98,15 @@ bool Adapter::walk_would_repeat(const fairshare::WalkStamp& seen, std::uint64_t 
 }
 
 // Called at the end of a walk, still under the job write lock: the stamp read now includes the
-// walk's own, if it changed a priority, so the next pass walks once more.
+// walk's own, if it changed a priority, so the next pass walks once more. A walk that stopped
+// early leaves nothing to go by.
 void Adapter::remember_walk(std::uint64_t association_inputs, const Walk& walk,
                             const std::vector<job_record_t*>& may_accrue)
 {
+    if (!walk.complete) {
+        last_walk_.reset();
+        return;
+    }
     RememberedWalk remembered{.walk = {job_side_stamp(), association_inputs, walk.ages_settled},
                               .may_accrue = {},
                               .fair_share = current_fair_share(),
