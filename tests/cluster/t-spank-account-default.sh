@@ -12,14 +12,6 @@
 . "$FAIRWAY_SRC/tests/cluster/spank-lib.sh"
 
 spank_setup
-conf_dir=$(dirname "$SLURM_CONF")/fairway
-saved_conf=""
-[ -e "$conf_dir/presets.conf" ] && { saved_conf=$SPANK_TMP/presets.conf.saved; cp -p "$conf_dir/presets.conf" "$saved_conf"; }
-restore_conf() {
-    rm -f "$conf_dir/presets.conf"
-    if [ -n "$saved_conf" ]; then cp -p "$saved_conf" "$conf_dir/presets.conf"; else rmdir "$conf_dir" 2>/dev/null; fi
-}
-trap 'restore_conf; spank_cleanup' EXIT
 wait_idle 60
 spank_preset tspank-acct <<'YAML'
 gpu-binding: per-rank:2
@@ -29,9 +21,10 @@ YAML
 spank_preset tspank-named <<'YAML'
 env: {TSPANK_ACCT: named}
 YAML
-mkdir -p "$conf_dir" && chmod 0755 "$conf_dir" || fail "cannot create $conf_dir"
-printf 'account_defaults:\n  physics: tspank-acct\n' >"$conf_dir/presets.conf" && chmod 0644 "$conf_dir/presets.conf" ||
-    fail "cannot write presets.conf"
+spank_presets_conf <<'CONF'
+account_defaults:
+  physics: tspank-acct
+CONF
 
 report='echo "HOST=$(hostname) RANK=${RANK-unset} LOCAL=${LOCAL_RANK-unset} WORLD=${WORLD_SIZE-unset} CVD=$CUDA_VISIBLE_DEVICES STEPGPUS=$SLURM_STEP_GPUS ACCT=${TSPANK_ACCT-unset}"'
 
