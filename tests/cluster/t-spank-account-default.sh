@@ -5,8 +5,9 @@
 # names a preset gets that one instead of its account's default. A batch job carries job_submit's
 # record and resolution of the default in its environment (an empty record when none applies).
 # srun resolves the default once and carries it (SLURM_SPANK_FAIRWAY_STEP_PRESETS, for the
-# account), so that no slurmstepd loads the YAML module for it; a slurmstepd ignores what was
-# carried for another account and looks its own account's default up.
+# account), so that no slurmstepd loads the YAML module for it (and srun only where it sees a
+# presets.conf); a slurmstepd ignores what was carried for another account and looks its own
+# account's default up.
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/spank-lib.sh"
@@ -55,9 +56,20 @@ check_ranks "$out" "srun inside salloc (alice, physics)"
 out=$(as_user bob timeout 60 srun -N1 -n1 --gpus-per-node=1 bash -c "$report" 2>&1) || fail "srun as bob failed: $out"
 expect_match "$out" ' RANK=unset .* ACCT=unset$' "bob's account (biology) has no default"
 
+# fairway_objects PID: the fairway shared objects process PID has mapped, on one line.
+fairway_objects() { grep -o 'spank_fairway[a-z_]*\.so' "/proc/$1/maps" | sort -u | tr '\n' ' '; }
+
+# srun_below PID: the srun that process PID started (through runuser, env and timeout).
+srun_below() {
+    local pid=$1
+    while [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" != srun ]; do pid=$(pgrep -P "$pid" | head -n 1); done
+    echo "$pid"
+}
+
 # stepd_step USER [VAR=VALUE...]: the reports of a one-rank-per-node step on two nodes as USER (in
-# the given environment), and for each node "STEPD <fairway objects>": what that rank's
-# slurmstepd (the task's parent) has mapped while the rank waits for the test to look.
+# the given environment), for each node "STEPD <fairway objects>": what that rank's slurmstepd
+# (the task's parent) has mapped while the rank waits for the test to look, and the same for srun
+# ("SRUN <fairway objects>").
 stepd_step() {
     local user=$1 out=$SPANK_TMP/stepd.out looked=$SPANK_TMP/looked pid srun_pid
     shift
@@ -66,22 +78,24 @@ stepd_step() {
         "$report; echo STEPD=\$PPID; for i in \$(seq 300); do [ -e $looked ] && break; sleep 0.1; done" >"$out" 2>&1 &
     srun_pid=$!
     wait_for 60 "both ranks of $user's step" awk '/^STEPD=/ { n++ } END { exit n < 2 }' "$out"
-    for pid in $(sed -n 's/^STEPD=//p' "$out"); do
-        echo "STEPD $(grep -o 'spank_fairway[a-z_]*\.so' "/proc/$pid/maps" | sort -u | tr '\n' ' ')"
-    done
+    for pid in $(sed -n 's/^STEPD=//p' "$out"); do echo "STEPD $(fairway_objects "$pid")"; done
+    echo "SRUN $(fairway_objects "$(srun_below "$srun_pid")")"
     touch "$looked"
     wait "$srun_pid" || fail "srun as $user failed: $(cat "$out")"
     grep -v '^STEPD=' "$out"
 }
 in_no_stepd="STEPD spank_fairway.so $"
+in_srun="SRUN spank_fairway.so spank_fairway_yaml.so $"
 
 # srun resolved the default (or that there is none) once: no slurmstepd loads the YAML module.
 out=$(stepd_step alice)
 note "$out"
 expect_eq "$(grep -c "^$in_no_stepd" <<<"$out")" 2 "alice's step: both slurmstepd without the YAML module"
+expect_match "$out" "^$in_srun" "alice's step: srun loaded the YAML module"
 expect_eq "$(grep -c ' RANK=[01] .* ACCT=physics-default$' <<<"$out")" 2 "alice's step: the default's env"
 out=$(stepd_step bob)
 expect_eq "$(grep -c "^$in_no_stepd" <<<"$out")" 2 "bob's step (no default): both slurmstepd without the YAML module"
+expect_match "$out" "^$in_srun" "bob's step: srun loaded the YAML module"
 expect_eq "$(grep -c ' RANK=unset .* ACCT=unset$' <<<"$out")" 2 "bob's step: nothing applied"
 
 # What travels is the user's to forge. srun leaves an inherited value alone when it sees no
@@ -92,6 +106,7 @@ b64() { printf '%s' "$1" | base64 -w0; }
 forged_default() { echo "fw1,L:$(b64 tspank-acct),A:$(b64 "$1"),P:$(b64 tspank-acct):defaults,E:$(b64 TSPANK_ACCT):$(b64 forged)"; }
 out=$(stepd_step alice FAIRWAY_PRESETS_CONF=/nonexistent SLURM_SPANK_FAIRWAY_STEP_PRESETS="$(forged_default physics)")
 expect_eq "$(grep -c ' ACCT=forged$' <<<"$out")" 2 "a value carried for alice's account is what her steps apply"
+expect_match "$out" "^SRUN spank_fairway.so $" "srun that sees no presets.conf loads no YAML module"
 out=$(stepd_step alice FAIRWAY_PRESETS_CONF=/nonexistent SLURM_SPANK_FAIRWAY_STEP_PRESETS="$(forged_default biology)")
 note "$out"
 expect_eq "$(grep -c ' RANK=[01] .* ACCT=physics-default$' <<<"$out")" 2 "a value carried for another account is ignored"
