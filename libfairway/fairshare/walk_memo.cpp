@@ -30,10 +30,8 @@ bool walk_would_repeat(const std::optional<LastWalk>& last, const WalkStamp& see
 
 Fingerprint& Fingerprint::add_bits(std::uint64_t bits)
 {
-    for (int byte = 0; byte < 8; ++byte) {
-        hash_ ^= (bits >> (8 * byte)) & 0xffU;
-        hash_ *= 1099511628211ULL;
-    }
+    hash_ = (hash_ ^ bits) * 0x9e3779b97f4a7c15ULL;
+    hash_ ^= hash_ >> 29;
     return *this;
 }
 

@@ -43,7 +43,9 @@ bool jobs_unchanged(const std::optional<LastWalk>& last, const WalkStamp& seen, 
 bool walk_would_repeat(const std::optional<LastWalk>& last, const WalkStamp& seen, std::uint64_t association_inputs,
                        bool same_fair_share, std::int64_t now, std::chrono::seconds longest_skip);
 
-// A 64-bit FNV-1a digest of values, to tell whether a set of inputs changed.
+// A 64-bit digest of a sequence of values, to tell whether a set of inputs changed. Each value is
+// folded in by a bijection of the digest (xor, then multiply by an odd constant and xor-shift), so
+// two sequences that differ in exactly one value always differ in their digests.
 class Fingerprint {
 public:
     template <std::integral T>

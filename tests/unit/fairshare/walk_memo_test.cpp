@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace fairway::fairshare {
 namespace {
 
@@ -77,6 +79,25 @@ TEST(Fingerprint, SeesEveryValueAndItsOrder) {
     EXPECT_NE(of(1, 0.5, &x), of(1, 0.5, &y));
     EXPECT_NE(Fingerprint().add(1).add(2).value(), Fingerprint().add(2).add(1).value());
     EXPECT_NE(Fingerprint().add(0).value(), Fingerprint().value());
+}
+
+// Each step is a bijection: whichever single value of a long sequence changes, the digest does.
+TEST(Fingerprint, AnySingleChangedValueChangesTheDigest) {
+    std::vector<std::uint64_t> values(200);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = i * 7919;
+    const auto digest = [&] {
+        Fingerprint fingerprint;
+        for (std::uint64_t v : values) fingerprint.add(v);
+        return fingerprint.value();
+    };
+    const std::uint64_t original = digest();
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        for (std::uint64_t flip : {1ULL, 1ULL << 31, 1ULL << 63}) {
+            values[i] ^= flip;
+            EXPECT_NE(digest(), original) << "value " << i << " flipped by " << flip;
+            values[i] ^= flip;
+        }
+    }
 }
 
 }  // namespace
