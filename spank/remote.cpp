@@ -149,14 +149,29 @@ bool bind_gpus(spank_t sp, const StepPlan& plan) {
     auto chosen = binding::select_gpus(plan.settings.gpu_policy, plan.gpus, rank, plan.numa);
     if (!chosen) return true;
     auto devices = binding::visible_devices(*chosen);
-    bool ok = set_step_env(sp, "CUDA_VISIBLE_DEVICES", devices) && set_step_env(sp, "GPU_DEVICE_ORDINAL", devices);
-    if (ok && step_env(sp, "ROCR_VISIBLE_DEVICES")) ok = set_step_env(sp, "ROCR_VISIBLE_DEVICES", devices);
+    bool ok = set_task_env(sp, "CUDA_VISIBLE_DEVICES", devices) && set_task_env(sp, "GPU_DEVICE_ORDINAL", devices);
+    if (ok && step_env(sp, "ROCR_VISIBLE_DEVICES")) ok = set_task_env(sp, "ROCR_VISIBLE_DEVICES", devices);
     return ok;
 }
 
 bool set_all(spank_t sp, const binding::EnvList& env) {
     for (const auto& [name, value] : env)
         if (!set_step_env(sp, name, value)) return false;
+    return true;
+}
+
+// A rank's own variables, into the environment its task execs with.
+bool set_all_in_task(spank_t sp, const binding::EnvList& env) {
+    for (const auto& [name, value] : env)
+        if (!set_task_env(sp, name, value)) return false;
+    return true;
+}
+
+// Gives each rank's own variables an entry in the step's environment, which every task then
+// overwrites in place (set_task_env) instead of paying setenvf per variable and task.
+bool reserve_rank_env(spank_t sp) {
+    for (const auto& [name, value] : binding::rank_training_env(binding::RankIdentity{}))
+        if (!set_step_env(sp, name, std::string())) return false;
     return true;
 }
 
@@ -178,7 +193,7 @@ bool export_rank_training_env(spank_t sp) {
     int local_rank = 0;
     spank_get_item(sp, S_TASK_ID, &local_rank);
     rank.local_rank = static_cast<std::uint32_t>(local_rank);
-    return set_all(sp, binding::rank_training_env(rank));
+    return set_all_in_task(sp, binding::rank_training_env(rank));
 }
 
 // The step's environment, set once per step and node: the presets' env, then the training
@@ -188,7 +203,8 @@ bool export_step_env(spank_t sp, const PluginContext& context) {
     for (const auto& [name, value] : plan.settings.env_changes)
         if (!set_step_env(sp, name, value)) return false;
     if (!plan.per_rank || !plan.settings.distributed_env) return true;
-    return set_all(sp, binding::node_training_env(node_identity(sp), context.config.master_port_range));
+    return set_all(sp, binding::node_training_env(node_identity(sp), context.config.master_port_range)) &&
+           reserve_rank_env(sp);
 }
 
 // Slurm's setenvf (behind every spank_setenv) zeroes a 256 KiB buffer. The first one in a process

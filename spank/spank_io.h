@@ -30,4 +30,12 @@ std::optional<std::uint32_t> u32_item(spank_t sp, spank_item_t item);
 // Sets (or with nullopt unsets) a variable of the step's or task's environment; logs failures.
 bool set_step_env(spank_t sp, const std::string& name, const std::optional<std::string>& value);
 
+// Sets a variable of the environment a task is about to exec with (task_init only). Slurm's
+// spank_setenv is setenvf, which zeroes a 256 KiB buffer per call (~40 us in every task); a name
+// the environment already holds (gres's CUDA_VISIBLE_DEVICES, or one user_init set for all ranks)
+// has its entry replaced in place instead, with a string from Slurm's own allocator, as
+// env_array_overwrite does, so Slurm may still replace or free it before the exec. Other names,
+// or no such allocator in the process: spank_setenv.
+bool set_task_env(spank_t sp, const std::string& name, const std::string& value);
+
 }  // namespace fairway::spank
