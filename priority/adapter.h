@@ -82,11 +82,12 @@ private:
     Walk reprioritize_jobs(const JobsByState& jobs, time_t now);
     // Skipping the walk when it would change nothing (walk_skip.cpp).
     fairshare::WalkStamp job_side_stamp();
+    fairshare::WalkStamp stamp(std::uint64_t fingerprint) const;
     bool jobs_of_last_walk_that_may_accrue(const fairshare::WalkStamp& seen, time_t now,
                                            std::vector<job_record_t*>& jobs) const;
     static std::uint64_t association_side_inputs(const CollectedUsage& usage);
     bool walk_would_repeat(const fairshare::WalkStamp& seen, std::uint64_t association_inputs, time_t now);
-    void remember_walk(std::uint64_t association_inputs, const Walk& walk,
+    void remember_walk(const fairshare::WalkStamp& seen, std::uint64_t association_inputs, const Walk& walk,
                        const std::vector<job_record_t*>& may_accrue);
     void warn_if_gpus_unbilled();
     void save_state();

@@ -91,7 +91,7 @@ std::optional<int> Adapter::charge_and_reprioritize(const Settings& settings, ti
         jobs = jobs_by_state(*symbols_.job_list);
     }
     const Walk walk = reprioritize_jobs(jobs, now);
-    remember_walk(association_inputs, walk, jobs.others);
+    remember_walk(seen, association_inputs, walk, jobs.others);
     return walk.changed;
 }
 

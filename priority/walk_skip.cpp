@@ -49,8 +49,18 @@ std::uint64_t qos_inputs()
 
 }  // namespace
 
-// What slurmctld shows of the jobs as a whole, with a fingerprint of the partitions, the cluster
-// and the settings. Caller holds the job write lock and the partition read lock.
+// What slurmctld shows of the jobs as a whole, with `fingerprint` (job_side_inputs()). Caller holds
+// the job write lock.
+fairshare::WalkStamp Adapter::stamp(std::uint64_t fingerprint) const
+{
+    return fairshare::WalkStamp{.job_update = *symbols_.last_job_update,
+                                .seen_at = time(nullptr),
+                                .job_count = static_cast<size_t>(list_count(*symbols_.job_list)),
+                                .fingerprint = fingerprint};
+}
+
+// The job-side stamp: a fingerprint of the partitions, the cluster and the settings. Caller holds
+// the job write lock and the partition read lock.
 fairshare::WalkStamp Adapter::job_side_stamp()
 {
     fairshare::Fingerprint inputs;
@@ -58,10 +68,7 @@ fairshare::WalkStamp Adapter::job_side_stamp()
     walk_list<part_record_t>(*symbols_.part_list, "partition fingerprint", [&](const part_record_t* partition) {
         add_partition(inputs, partition, *symbols_.tres_count);
     });
-    return fairshare::WalkStamp{.job_update = *symbols_.last_job_update,
-                                .seen_at = time(nullptr),
-                                .job_count = static_cast<size_t>(list_count(*symbols_.job_list)),
-                                .fingerprint = inputs.value()};
+    return stamp(inputs.value());
 }
 
 // While no job changed, the jobs that may accrue usage are the last walk's; looked up by id
@@ -97,17 +104,17 @@ bool Adapter::walk_would_repeat(const fairshare::WalkStamp& seen, std::uint64_t 
     return fairshare::walk_would_repeat(last_walk_->walk, seen, association_inputs, same_fair_share, now, kLongestSkip);
 }
 
-// Called at the end of a walk, still under the job write lock: the stamp read now includes the
-// walk's own, if it changed a priority, so the next pass walks once more. A walk that stopped
-// early leaves nothing to go by.
-void Adapter::remember_walk(std::uint64_t association_inputs, const Walk& walk,
+// Called at the end of a walk, still under the locks `seen` was read under (so its fingerprint
+// still holds): the stamp read now includes the walk's own, if it changed a priority, so the next
+// pass walks once more. A walk that stopped early leaves nothing to go by.
+void Adapter::remember_walk(const fairshare::WalkStamp& seen, std::uint64_t association_inputs, const Walk& walk,
                             const std::vector<job_record_t*>& may_accrue)
 {
     if (!walk.complete) {
         last_walk_.reset();
         return;
     }
-    RememberedWalk remembered{.walk = {job_side_stamp(), association_inputs, walk.ages_settled},
+    RememberedWalk remembered{.walk = {stamp(seen.fingerprint), association_inputs, walk.ages_settled},
                               .may_accrue = {},
                               .fair_share = current_fair_share(),
                               .settings = current_settings()};
