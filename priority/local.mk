@@ -24,7 +24,7 @@ priority_priority_fairway_la_CXXFLAGS = $(SLURM_ADAPTER_FLAGS)
 priority_priority_fairway_la_LDFLAGS = $(PLUGIN_LINK_FLAGS) \
 	-Wl,--version-script=$(top_srcdir)/priority/priority_fairway.map \
 	-export-symbols-regex '^(plugin_name|plugin_type|plugin_version|init|fini|priority_p_(set|reconfig|set_assoc_usage|calc_fs_factor|get_priority_factors_list|job_end))$$'
-priority_priority_fairway_la_LIBADD = libfairway/libfairway.la -ldl -lpthread
+priority_priority_fairway_la_LIBADD = libfairway/libfairway.la $(YAMLCPP_LIBS) -ldl -lpthread
 EXTRA_DIST += priority/README.md priority/priority_fairway.map
 EXTRA_priority_priority_fairway_la_DEPENDENCIES = $(top_srcdir)/priority/priority_fairway.map
 

@@ -3,7 +3,8 @@
 #                          yaml-cpp, and libstdc++ linked in (linked as C, so that libtool does not
 #                          add the shared libstdc++): nothing to load besides the plugin itself.
 #   spank_fairway_yaml.so  reading presets.conf and preset files (libfairway with yaml-cpp), loaded
-#                          by the plugin only when needed, through a C interface (yaml_module_api.h).
+#                          by the plugin only when needed, through a C interface (yaml_module_api.h);
+#                          self-contained too when configure found a static yaml-cpp.
 slurmplugin_LTLIBRARIES += spank/spank_fairway.la spank/spank_fairway_yaml.la
 spank_spank_fairway_la_SOURCES = \
 	spank/spank_fairway.cpp spank/context.h \
@@ -33,8 +34,19 @@ spank_spank_fairway_yaml_la_SOURCES = spank/yaml_entry.cpp spank/yaml_module_api
 	spank/spank_io.h
 spank_spank_fairway_yaml_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS) $(YAMLCPP_CFLAGS)
 spank_spank_fairway_yaml_la_CXXFLAGS = $(AM_CXXFLAGS)
+if YAMLCPP_STATIC
+# With a position-independent static yaml-cpp (configure's --with-yaml-cpp-static), the module too
+# links libstdc++ in and is linked as C: loading it into sbatch or srun loads no other library.
+spank_spank_fairway_yaml_la_LIBADD = libfairway/libfairway.la $(YAMLCPP_STATIC) $(STATIC_LIBSTDCXX) -lm
+spank_spank_fairway_yaml_la_LDFLAGS = $(PLUGIN_LINK_FLAGS) -static-libgcc \
+	-Wl,--version-script=$(srcdir)/spank/spank_fairway_yaml.map -Wl,--gc-sections
+spank_spank_fairway_yaml_la_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link \
+	$(CCLD) $(AM_CFLAGS) $(CFLAGS) $(spank_spank_fairway_yaml_la_LDFLAGS) $(LDFLAGS) -o $@
+EXTRA_spank_spank_fairway_yaml_la_DEPENDENCIES = spank/spank_fairway_yaml.map $(YAMLCPP_STATIC)
+else
+EXTRA_spank_spank_fairway_yaml_la_DEPENDENCIES = spank/spank_fairway_yaml.map
 spank_spank_fairway_yaml_la_LIBADD = libfairway/libfairway.la $(YAMLCPP_LIBS)
 spank_spank_fairway_yaml_la_LDFLAGS = $(PLUGIN_LINK_FLAGS) -export-symbols-regex '^fairway_yaml_' \
 	-Wl,--version-script=$(srcdir)/spank/spank_fairway_yaml.map -Wl,--gc-sections
-EXTRA_spank_spank_fairway_yaml_la_DEPENDENCIES = spank/spank_fairway_yaml.map
+endif
 EXTRA_DIST += spank/spank_fairway.map spank/spank_fairway_yaml.map spank/README.md

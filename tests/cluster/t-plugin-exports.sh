@@ -49,11 +49,20 @@ spank/.libs/spank_fairway.so spank_required spank_optional
 spank/.libs/spank_fairway_yaml.so spank_yaml_required
 EOF
 # What srun and every slurmstepd load: the SPANK plugin must need no shared libstdc++ and no
-# yaml-cpp (loading them cost ~1 ms of CPU per process; spank/README.md).
-needed=$(readelf -d "$build/spank/.libs/spank_fairway.so" | awk '/NEEDED/ { print $NF }' | tr -d '[]' | tr '\n' ' ')
-note "spank_fairway.so needs: $needed"
-[[ $needed == *libstdc++* || $needed == *yaml-cpp* || $needed == *libgcc_s* ]] &&
-    problems+="spank_fairway.so loads shared C++ libraries: $needed"$'\n'
+# yaml-cpp (loading them cost ~1 ms of CPU per process; spank/README.md). Its YAML module, which
+# sbatch and srun load for --preset, neither when configure found a static yaml-cpp.
+# check_needs_only_c SO: notes what SO needs; adds to the problems when that is a shared C++ library.
+check_needs_only_c() {
+    local needed
+    needed=$(readelf -d "$1" | awk '/NEEDED/ { print $NF }' | tr -d '[]' | tr '\n' ' ')
+    note "$(basename "$1") needs: $needed"
+    [[ $needed == *libstdc++* || $needed == *yaml-cpp* || $needed == *libgcc_s* ]] &&
+        problems+="$(basename "$1") loads shared C++ libraries: $needed"$'\n'
+}
+check_needs_only_c "$build/spank/.libs/spank_fairway.so"
+static_yaml=$(sed -n 's/^YAMLCPP_STATIC = //p' "$build/Makefile")
+note "static yaml-cpp: ${static_yaml:-?}"
+[ "$static_yaml" = no ] || check_needs_only_c "$build/spank/.libs/spank_fairway_yaml.so"
 # It lists its libfairway sources one by one (spank/local.mk): a symbol none of them defines would
 # only show when Slurm loads it. Unversioned undefined symbols may only be Slurm's own.
 strays=$(nm -D --undefined-only "$build/spank/.libs/spank_fairway.so" | awk '$1 == "U" && $2 !~ /@/ { print $2 }' |
