@@ -21,6 +21,6 @@ tools_fairway_report_LDADD = tools/libfairway-report.la libfairway/libfairway.la
 
 tests_unit_fairway_unit_SOURCES += tests/unit/report/iso8601_test.cpp tests/unit/report/report_test.cpp
 tests_unit_fairway_unit_CPPFLAGS += -I$(top_srcdir)/tools
-# The report library needs the core, so the core is named again after it.
-tests_unit_fairway_unit_LDADD += tools/libfairway-report.la libfairway/libfairway.la
+# The report library needs the core, so the core (and what it needs) is named again after it.
+tests_unit_fairway_unit_LDADD += tools/libfairway-report.la libfairway/libfairway.la $(YAMLCPP_LIBS)
 EXTRA_DIST += tools/README.md tools/examples/demo-input.json tools/examples/demo.svg

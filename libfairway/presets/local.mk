@@ -19,7 +19,7 @@ tests_unit_fairway_unit_SOURCES += \
 	tests/unit/presets/merge_test.cpp tests/unit/presets/values_test.cpp \
 	tests/unit/presets/loader_test.cpp tests/unit/presets/resolver_test.cpp \
 	tests/unit/presets/carried_test.cpp tests/unit/presets/site_test.cpp \
-	tests/unit/presets/submission_test.cpp
+	tests/unit/presets/submission_test.cpp tests/unit/presets/trusted_file_test.cpp
 libfairway_libfairway_la_SOURCES += \
 	libfairway/presets/plugstack.cpp \
 	libfairway/presets/slurm_tres.cpp libfairway/presets/slurm_tres.h \
