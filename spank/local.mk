@@ -26,8 +26,9 @@ spank_spank_fairway_la_LIBADD = $(STATIC_LIBSTDCXX) -lm
 # one, which ld refuses for a C link).
 spank_spank_fairway_la_LDFLAGS = $(PLUGIN_LINK_FLAGS) -static-libgcc \
 	-Wl,--version-script=$(srcdir)/spank/spank_fairway.map -Wl,--gc-sections
-spank_spank_fairway_la_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link \
-	$(CCLD) $(AM_CFLAGS) $(CFLAGS) $(spank_spank_fairway_la_LDFLAGS) $(LDFLAGS) -o $@
+# Both objects that carry their own libstdc++ are linked by the C driver with this.
+LINK_AS_C = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link $(CCLD) $(AM_CFLAGS) $(CFLAGS)
+spank_spank_fairway_la_LINK = $(LINK_AS_C) $(spank_spank_fairway_la_LDFLAGS) $(LDFLAGS) -o $@
 EXTRA_spank_spank_fairway_la_DEPENDENCIES = spank/spank_fairway.map
 
 spank_spank_fairway_yaml_la_SOURCES = spank/yaml_entry.cpp spank/yaml_module_api.h spank/site.cpp spank/site.h \
@@ -40,8 +41,7 @@ if YAMLCPP_STATIC
 spank_spank_fairway_yaml_la_LIBADD = libfairway/libfairway.la $(YAMLCPP_STATIC) $(STATIC_LIBSTDCXX) -lm
 spank_spank_fairway_yaml_la_LDFLAGS = $(PLUGIN_LINK_FLAGS) -static-libgcc \
 	-Wl,--version-script=$(srcdir)/spank/spank_fairway_yaml.map -Wl,--gc-sections
-spank_spank_fairway_yaml_la_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link \
-	$(CCLD) $(AM_CFLAGS) $(CFLAGS) $(spank_spank_fairway_yaml_la_LDFLAGS) $(LDFLAGS) -o $@
+spank_spank_fairway_yaml_la_LINK = $(LINK_AS_C) $(spank_spank_fairway_yaml_la_LDFLAGS) $(LDFLAGS) -o $@
 EXTRA_spank_spank_fairway_yaml_la_DEPENDENCIES = spank/spank_fairway_yaml.map $(YAMLCPP_STATIC)
 else
 EXTRA_spank_spank_fairway_yaml_la_DEPENDENCIES = spank/spank_fairway_yaml.map
