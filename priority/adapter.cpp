@@ -77,17 +77,31 @@ void Adapter::recover_saved_usage(const Settings& settings, time_t now)
 {
     const fairshare::LedgerConfig config = settings.fairshare.ledger_config();
     const Seconds tolerance = 2 * settings.calc_period + Seconds{60};
-    auto saved = load_saved_ledger(settings.state_file, config, now, tolerance);
+    auto saved = load_saved_book(settings.state_file, config, now, tolerance);
     std::lock_guard<std::mutex> lock(state_mutex_);
     if (saved) {
         last_pass_ = saved->clock().time_since_epoch().count();
-        info("priority/fairway: recovered the usage of %zu associations from %s (saved at %ld)",
-             saved->association_count(), settings.state_file.c_str(), static_cast<long>(last_pass_));
-        ledger_ = std::move(saved);
+        info("priority/fairway: recovered the usage of %zu associations (%zu meters) from %s (saved at %ld)",
+             saved->fair_share_usage().association_count(), saved->meter_count(), settings.state_file.c_str(),
+             static_cast<long>(last_pass_));
+        book_ = std::move(saved);
         return;
     }
-    ledger_.emplace(config);
+    book_.emplace(config);
     rebuild_pending_ = true;
+}
+
+PartitionQos Adapter::partition_qos_ids()
+{
+    PartitionQos ids;
+    SlurmctldLock partitions(symbols_, {.part = READ_LOCK});
+    AssocMgrLock qos({.qos = READ_LOCK});
+    ListIterator it = list_iterator_create(*symbols_.part_list);
+    while (auto* partition = static_cast<part_record_t*>(list_next(it)))
+        if (partition->name && partition->qos_ptr)
+            ids.emplace(partition->name, partition->qos_ptr->id);
+    list_iterator_destroy(it);
+    return ids;
 }
 
 void Adapter::rebuild_if_needed(const Settings& settings, time_t now)
@@ -98,20 +112,16 @@ void Adapter::rebuild_if_needed(const Settings& settings, time_t now)
             return;
     }
     const fairshare::LedgerConfig config = settings.fairshare.ledger_config();
-    auto records = usage_from_accounting(*symbols_.acct_db_conn, config, now);
-    if (!records)
+    auto rebuilt = usage_from_accounting(*symbols_.acct_db_conn, config, now, partition_qos_ids());
+    if (!rebuilt)
         return;  // logged; tried again next pass
-    try {
-        auto rebuilt = fairshare::WindowedUsageLedger::rebuild(config, *records, time_point(now));
-        std::lock_guard<std::mutex> lock(state_mutex_);
-        info("priority/fairway: usage rebuilt from accounting: %zu associations", rebuilt.association_count());
-        ledger_ = std::move(rebuilt);
-        last_pass_ = now;
-        rebuilt_until_ = now;
-        rebuild_pending_ = false;
-    } catch (const InputError& e) {
-        error("priority/fairway: cannot rebuild usage from accounting: %s", e.what());
-    }
+    std::lock_guard<std::mutex> lock(state_mutex_);
+    info("priority/fairway: usage rebuilt from accounting: %zu associations, %zu meters",
+         rebuilt->fair_share_usage().association_count(), rebuilt->meter_count());
+    book_ = std::move(rebuilt);
+    last_pass_ = now;
+    rebuilt_until_ = now;
+    rebuild_pending_ = false;
 }
 
 }  // namespace fairway::priority
@@ -123,12 +133,12 @@ void Adapter::save_state()
     std::string path, bytes;
     {
         std::lock_guard<std::mutex> lock(state_mutex_);
-        if (!ledger_ || !settings_ || settings_->state_file.empty() || rebuild_pending_)
+        if (!book_ || !settings_ || settings_->state_file.empty() || rebuild_pending_)
             return;
         path = settings_->state_file;
-        bytes = ledger_->serialize();
+        bytes = book_->serialize();
     }
-    save_ledger(path, bytes);
+    save_usage_state(path, bytes);
 }
 
 uint32_t Adapter::initial_priority(job_record_t* job)
@@ -205,8 +215,13 @@ void Adapter::job_ended(job_record_t* job)
     if (!charge)
         return;
     std::lock_guard<std::mutex> lock(state_mutex_);
-    if (ledger_)
-        ledger_->charge(charge->assoc, charge->billing_seconds, time_point(charge->at));
+    if (!book_)
+        return;
+    try {
+        book_->charge(charge->owners, charge->rates, charge->seconds, time_point(charge->at));
+    } catch (const InputError& e) {
+        error("priority/fairway: final usage of %pJ not charged: %s", job, e.what());
+    }
 }
 
 }  // namespace fairway::priority

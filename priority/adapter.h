@@ -1,4 +1,4 @@
-// The adapter behind the entry points: owns the configuration, the core's usage ledger, the
+// The adapter behind the entry points: owns the configuration, the core's usage book, the
 // calculation thread and the state file, and translates between Slurm's records and the core.
 //
 // Locking: Slurm's locks (slurmctld's, then assoc_mgr's) are always taken before state_mutex_,
@@ -12,11 +12,13 @@
 
 #include "fairshare/association_tree.h"
 #include "fairshare/fair_share.h"
-#include "fairshare/usage_ledger.h"
+#include "fairshare/usage_book.h"
 #include "fairshare/walk_memo.h"
 #include "priority/job_charges.h"
+#include "priority/limits_usage.h"
 #include "priority/periodic_thread.h"
 #include "priority/settings.h"
+#include "priority/usage_recovery.h"
 #include "priority/slurmctld_symbols.h"
 
 namespace fairway::priority {
@@ -41,7 +43,8 @@ private:
         std::vector<UsageCharge> charges;
         std::shared_ptr<const fairshare::AssociationTree> tree;
         std::vector<fairshare::AssocId> reset_by_admin;
-        bool rebuilt = false;   // the ledger was rebuilt from accounting before this pass
+        std::vector<fairshare::QosId> qos_reset_by_admin;
+        bool rebuilt = false;   // the book was rebuilt from accounting before this pass
         std::uint64_t association_inputs = 0;   // AssociationScan::priority_inputs
     };
 
@@ -49,6 +52,7 @@ private:
     std::shared_ptr<const fairshare::FairShareResult> current_fair_share();
     void recover_saved_usage(const Settings& settings, time_t now);
     void rebuild_if_needed(const Settings& settings, time_t now);
+    PartitionQos partition_qos_ids();
     void run_pass();
     // job_list's content, valid under the job write lock.
     struct JobsByState {
@@ -79,6 +83,8 @@ private:
     std::optional<fairshare::AssociationTree> charge_and_advance(const CollectedUsage& usage, time_t now);
     void publish(const Settings& settings, const fairshare::AssociationTree& tree,
                  const std::vector<slurmdb_assoc_rec_t*>& associations);
+    void publish_limits(const fairshare::AssociationTree& hierarchy,
+                        const std::vector<slurmdb_assoc_rec_t*>& associations, time_t now);
     Walk reprioritize_jobs(const JobsByState& jobs, time_t now);
     // Skipping the walk when it would change nothing (walk_skip.cpp).
     fairshare::WalkStamp job_side_stamp();
@@ -103,14 +109,15 @@ private:
     std::string last_saved_to_;  // ... and its path; both touched only by the pass thread
     std::shared_ptr<const fairshare::AssociationTree> hierarchy_;   // the last pass's; pass thread only
     std::optional<RememberedWalk> last_walk_;
+    LimitsPublisher limits_;     // pass thread only
     PeriodicThread thread_;
 
     std::mutex state_mutex_;     // guards everything below
     std::shared_ptr<const Settings> settings_;
     std::shared_ptr<const fairshare::FairShareResult> fair_share_;
-    std::optional<fairshare::WindowedUsageLedger> ledger_;
-    time_t last_pass_ = 0;                    // time the ledger was last advanced to
-    bool rebuild_pending_ = false;            // rebuild the ledger from accounting at the next pass
+    std::optional<fairshare::UsageBook> book_;
+    time_t last_pass_ = 0;                    // time the book was last advanced to
+    bool rebuild_pending_ = false;            // rebuild the book from accounting at the next pass
     std::optional<time_t> rebuilt_until_;     // set by a rebuild; tells charges_ where usage starts
     bool gpu_billing_checked_ = false;
 };

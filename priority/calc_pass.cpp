@@ -1,13 +1,13 @@
 // One calculation pass of the "fairway_prio" thread, in numbered steps:
-//   1. rebuild the ledger from accounting if it is missing or stale (no Slurm lock held)
+//   1. rebuild the usage book from accounting if it is missing or stale (no Slurm lock held)
 //   then, under slurmctld's job write lock, held from 2 to 5 so that one copy of the job list's
 //   pointers serves both walks (the list's nodes are chased once, not twice):
 //   2. collect the running jobs' new usage and the association tree (+ assoc write lock, held
 //      to the end of step 4)
-//   3. charge and advance the ledger (fairway's own mutex)
-//   4. compute fair-share (core) and publish it to assoc_mgr
+//   3. charge and advance the usage book (fairway's own mutex)
+//   4. compute fair-share (core) and publish it, and the usage that limits read, to assoc_mgr
 //   5. recompute pending jobs' priorities; mark jobs updated only if one changed (+ assoc read lock)
-//   6. save the ledger atomically, with no Slurm lock held; a pass that charged nothing skips the
+//   6. save the book atomically, with no Slurm lock held; a pass that charged nothing skips the
 //      save while the file is younger than 1.5 periods
 // Both walks prefetch the records ahead of the job they work on (list_walk.h). When no job
 // changed since the last walk, step 2 takes the jobs that may accrue usage from the last walk
@@ -78,11 +78,13 @@ std::optional<int> Adapter::charge_and_reprioritize(const Settings& settings, ti
     std::uint64_t association_inputs = 0;
     {
         // One hold from the copy of the association pointers to the publishing (see association_sync.h).
-        AssocMgrLock assoc({.assoc = WRITE_LOCK, .qos = READ_LOCK, .tres = READ_LOCK});
+        AssocMgrLock assoc({.assoc = WRITE_LOCK, .qos = WRITE_LOCK, .tres = READ_LOCK});
         const auto associations = hierarchy_associations();
         usage = collect_usage(jobs.others, associations, now);
-        if (const auto tree = charge_and_advance(usage, now))
+        if (const auto tree = charge_and_advance(usage, now)) {
             publish(settings, *tree, associations);
+            publish_limits(*usage.tree, associations, now);
+        }
         association_inputs = association_side_inputs(usage);
     }
     if (jobs_unchanged) {
@@ -126,6 +128,7 @@ Adapter::CollectedUsage Adapter::collect_usage(const std::vector<job_record_t*>&
         usage.charges = charges_.collect(jobs, now, last_pass, symbols_);
     if (!with_accounting_ || !assoc_mgr_root_assoc)
         return usage;
+    usage.qos_reset_by_admin = limits_.qos_reset_by_admin();
     try {
         AssociationScan scan = scan_associations(associations, current_fair_share().get());
         usage.reset_by_admin = std::move(scan.reset_by_admin);
@@ -148,34 +151,39 @@ std::shared_ptr<const fairshare::AssociationTree> Adapter::hierarchy_of(std::vec
 std::optional<fairshare::AssociationTree> Adapter::charge_and_advance(const CollectedUsage& usage, time_t now)
 {
     std::lock_guard<std::mutex> lock(state_mutex_);
-    if (!ledger_)
+    if (!book_)
         return std::nullopt;
     for (const fairshare::AssocId id : usage.reset_by_admin) {
         info("priority/fairway: RawUsage of association %u was reset; forgetting its usage", id);
-        ledger_->forget(id);
+        book_->forget(fairshare::Owner::association, id);
+    }
+    for (const fairshare::QosId id : usage.qos_reset_by_admin) {
+        info("priority/fairway: RawUsage of QOS %u was reset; forgetting its usage", id);
+        book_->forget(fairshare::Owner::qos, id);
     }
     for (const UsageCharge& charge : usage.charges) {
         try {
-            ledger_->charge(charge.assoc, charge.billing_seconds, time_point(charge.at));
+            book_->charge(charge.owners, charge.rates, charge.seconds, time_point(charge.at));
         } catch (const InputError& e) {
-            error("priority/fairway: usage of association %u not charged: %s", charge.assoc, e.what());
+            error("priority/fairway: usage of association %u not charged: %s", charge.owners.association, e.what());
         }
     }
-    ledger_->advance(time_point(now));
+    book_->advance(time_point(now));
     last_pass_ = now;
     if (!usage.tree)
         return std::nullopt;
-    return usage.tree->with_usage(*ledger_, time_point(now));
+    return usage.tree->with_usage(book_->fair_share_usage(), time_point(now));
 }
 
 // Writing the state file (serialise, write, fsync, rename) is most of an idle pass's cost. Without
-// new charges the saved ledger differs from the current one only by its clock, which loading
+// new charges the saved book differs from the current one only by its clock, which loading
 // advances anyway, so an idle pass skips the write while the file is younger than 1.5 periods.
 // Saving at least that often keeps the file's time a sign of life: the cluster tests, and an
 // admin, see each pass by the file's mtime.
 void Adapter::save_state_if_due(const CollectedUsage& usage, time_t now)
 {
-    const bool idle = usage.charges.empty() && usage.reset_by_admin.empty() && !usage.rebuilt;
+    const bool idle = usage.charges.empty() && usage.reset_by_admin.empty() && usage.qos_reset_by_admin.empty() &&
+                      !usage.rebuilt;
     const auto settings = current_settings();
     const time_t period = settings->calc_period.count();
     const bool recent = last_saved_ > 0 && now >= last_saved_ && (now - last_saved_) * 2 < period * 3;
@@ -194,6 +202,14 @@ void Adapter::publish(const Settings& settings, const fairshare::AssociationTree
     publish_fair_share(associations, *result);
     std::lock_guard<std::mutex> lock(state_mutex_);
     fair_share_ = std::move(result);
+}
+
+void Adapter::publish_limits(const fairshare::AssociationTree& hierarchy,
+                             const std::vector<slurmdb_assoc_rec_t*>& associations, time_t now)
+{
+    std::lock_guard<std::mutex> lock(state_mutex_);
+    if (book_)
+        limits_.publish(*book_, hierarchy, associations, time_point(now));
 }
 
 Adapter::Walk Adapter::reprioritize_jobs(const JobsByState& jobs, time_t now)

@@ -41,6 +41,33 @@ void subtract_run_seconds(uint64_t* used, const std::vector<uint64_t>& reserved)
 
 }  // namespace
 
+fairshare::UsageRates usage_rates(const job_record_t* job, double billing, int tres_count)
+{
+    const double factor = usage_factor(job);
+    fairshare::UsageRates rates{billing * factor, factor, {}};
+    if (!job->tres_alloc_cnt || !assoc_mgr_tres_array)
+        return rates;
+    for (int i = 0; i < tres_count; ++i) {
+        const uint64_t count = job->tres_alloc_cnt[i];
+        // Energy is metered, not allocated; multifactor leaves it out of TRES usage too.
+        if (i == TRES_ARRAY_ENERGY || !count || count == NO_CONSUME_VAL64 || !assoc_mgr_tres_array[i])
+            continue;
+        rates.tres.emplace_back(assoc_mgr_tres_array[i]->id, static_cast<double>(count) * factor);
+    }
+    return rates;
+}
+
+fairshare::UsageOwners usage_owners(const job_record_t* job)
+{
+    fairshare::UsageOwners owners;
+    owners.association = job->assoc_ptr ? job->assoc_ptr->id : 0;
+    const slurmdb_qos_rec_t* job_qos = job->qos_ptr;
+    const slurmdb_qos_rec_t* partition_qos = job->part_ptr ? job->part_ptr->qos_ptr : nullptr;
+    owners.qos[0] = job_qos ? job_qos->id : 0;
+    owners.qos[1] = (partition_qos && partition_qos != job_qos) ? partition_qos->id : 0;
+    return owners;
+}
+
 void release_reserved_run_seconds(const job_record_t* job, int tres_count)
 {
     if (!job->tres_alloc_cnt || tres_count <= 0)
@@ -80,9 +107,8 @@ std::optional<UsageCharge> JobChargeTracker::charge_job(job_record_t* job, time_
     if (to <= from)
         return std::nullopt;
     const double billing = symbols.billable_tres(job, from, true);
-    if (!(billing > 0))
-        return std::nullopt;
-    return UsageCharge{job->assoc_ptr->id, billing * static_cast<double>(to - from) * usage_factor(job), to};
+    return UsageCharge{usage_owners(job), usage_rates(job, billing > 0 ? billing : 0.0, *symbols.tres_count),
+                       static_cast<double>(to - from), to};
 }
 
 std::vector<UsageCharge> JobChargeTracker::collect(const std::vector<job_record_t*>& jobs, time_t now,

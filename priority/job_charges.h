@@ -1,5 +1,7 @@
-// Turns running and finished jobs into billable usage charges: TRES billing (TRESBillingWeights of
-// the job's partition, via Slurm's own calc_job_billable_tres) x seconds x QOS UsageFactor.
+// Turns running and finished jobs into usage charges for the book (fairshare/usage_book.h): per
+// second, TRES billing (TRESBillingWeights of the job's partition, via Slurm's own
+// calc_job_billable_tres), wall time and each allocated TRES, all x QOS UsageFactor, for the job's
+// association, its QOS and its partition's QOS, as multifactor charges them.
 //
 // Each job is charged for the time since it was last charged, so a job is never charged twice
 // for the same second, whether the charge comes from a calculation pass or from
@@ -11,16 +13,22 @@
 #include <unordered_map>
 #include <vector>
 
-#include "fairshare/usage_ledger.h"
+#include "fairshare/usage_book.h"
 #include "priority/slurmctld_symbols.h"
 
 namespace fairway::priority {
 
 struct UsageCharge {
-    fairshare::AssocId assoc = 0;
-    double billing_seconds = 0;
+    fairshare::UsageOwners owners;
+    fairshare::UsageRates rates;
+    double seconds = 0;
     time_t at = 0;   // end of the charged interval
 };
+
+// What one second of `job` costs on each meter. Caller holds assoc_mgr's QOS and TRES read locks.
+fairshare::UsageRates usage_rates(const job_record_t* job, double billing, int tres_count);
+// The job's association, its QOS and its partition's QOS when that differs (assoc_mgr locks as above).
+fairshare::UsageOwners usage_owners(const job_record_t* job);
 
 // False for a pending job (not completing), which cannot accrue usage: most of a queue, told
 // apart by the job's state alone (one cache line of its record).

@@ -8,6 +8,7 @@ priority_priority_fairway_la_SOURCES = \
 	priority/factors_listing.cpp \
 	priority/association_sync.cpp priority/association_sync.h \
 	priority/job_charges.cpp priority/job_charges.h \
+	priority/limits_usage.cpp priority/limits_usage.h \
 	priority/job_prioritizer.cpp priority/job_prioritizer.h priority/list_walk.h \
 	priority/periodic_thread.cpp priority/periodic_thread.h \
 	priority/settings.cpp priority/settings.h \

@@ -5,12 +5,11 @@
 #include <unordered_map>
 
 #include "common/atomic_file.h"
+#include "common/error.h"
 #include "priority/slurmctld_symbols.h"
 
 namespace fairway::priority {
 namespace {
-
-using fairshare::UsageRecord;
 
 // How far back accounting matters: the window (plus a bucket, the edge tolerance), or for an
 // infinite window 30 half-lives (older usage weighs < 1e-9), or everything without decay.
@@ -46,13 +45,40 @@ double job_billing(const slurmdb_job_rec_t* job)
     return (billing == INFINITE64 || billing == NO_VAL64) ? 0.0 : static_cast<double>(billing);
 }
 
-// Splits [start, end) into pieces at multiples of `piece`, each charged at its end.
-void add_pieces(std::vector<UsageRecord>& records, uint32_t assoc, time_t start, time_t end,
-                double rate, time_t piece)
+// What one second of the recorded job cost on each meter (as usage_rates() for a live job).
+fairshare::UsageRates recorded_rates(const slurmdb_job_rec_t* job, double usage_factor)
+{
+    fairshare::UsageRates rates{job_billing(job) * usage_factor, usage_factor, {}};
+    List allocated = nullptr;
+    slurmdb_tres_list_from_string(&allocated, job->tres_alloc_str, TRES_STR_FLAG_NONE);
+    if (!allocated)
+        return rates;
+    ListIterator it = list_iterator_create(allocated);
+    while (auto* tres = static_cast<slurmdb_tres_rec_t*>(list_next(it))) {
+        if (tres->id != TRES_ENERGY && tres->count && tres->count != NO_CONSUME_VAL64 && tres->count != INFINITE64)
+            rates.tres.emplace_back(tres->id, static_cast<double>(tres->count) * usage_factor);
+    }
+    list_iterator_destroy(it);
+    FREE_NULL_LIST(allocated);
+    return rates;
+}
+
+fairshare::UsageOwners recorded_owners(const slurmdb_job_rec_t* job, const PartitionQos& partition_qos)
+{
+    fairshare::UsageOwners owners{job->associd, {job->qosid, 0}};
+    const auto partition = partition_qos.find(job->partition ? job->partition : "");
+    if (partition != partition_qos.end() && partition->second != job->qosid)
+        owners.qos[1] = partition->second;
+    return owners;
+}
+
+// Charges [start, end) in pieces that end at multiples of `piece`, each charged at its end.
+void charge_pieces(fairshare::UsageBook& book, const fairshare::UsageOwners& owners,
+                   const fairshare::UsageRates& rates, time_t start, time_t end, time_t piece)
 {
     for (time_t from = start; from < end;) {
         const time_t to = std::min(end, (from / piece + 1) * piece);
-        records.push_back({assoc, fairshare::TimePoint{Seconds{to}}, rate * static_cast<double>(to - from)});
+        book.charge(owners, rates, static_cast<double>(to - from), fairshare::TimePoint{Seconds{to}});
         from = to;
     }
 }
@@ -73,9 +99,8 @@ List query_jobs(void* db_conn, time_t since, time_t now)
 
 }  // namespace
 
-std::optional<fairshare::WindowedUsageLedger> load_saved_ledger(const std::string& path,
-                                                                const fairshare::LedgerConfig& expected,
-                                                                time_t now, Seconds tolerance)
+std::optional<fairshare::UsageBook> load_saved_book(const std::string& path, const fairshare::LedgerConfig& expected,
+                                                    time_t now, Seconds tolerance)
 {
     try {
         std::optional<std::string> bytes = read_whole_file(path);
@@ -83,18 +108,23 @@ std::optional<fairshare::WindowedUsageLedger> load_saved_ledger(const std::strin
             info("priority/fairway: no saved usage at %s; rebuilding it from accounting", path.c_str());
             return std::nullopt;
         }
-        auto ledger = fairshare::WindowedUsageLedger::deserialize(*bytes);
-        if (!(ledger.config() == expected.validated())) {
+        if (fairshare::UsageBook::is_single_ledger(*bytes)) {
+            info("priority/fairway: saved usage in %s holds fair-share usage only (an earlier fairway); "
+                 "rebuilding it and the usage limits read from accounting", path.c_str());
+            return std::nullopt;
+        }
+        auto book = fairshare::UsageBook::deserialize(*bytes);
+        if (!(book.config() == expected.validated())) {
             info("priority/fairway: saved usage in %s was kept with another window, bucket or half-life; "
                  "rebuilding it from accounting", path.c_str());
             return std::nullopt;
         }
-        if (ledger.clock().time_since_epoch().count() > now + tolerance.count()) {
+        if (book.clock().time_since_epoch().count() > now + tolerance.count()) {
             error("priority/fairway: saved usage in %s is dated in the future (clock stepped back?); "
                   "rebuilding it from accounting", path.c_str());
             return std::nullopt;
         }
-        return ledger;
+        return book;
     } catch (const std::exception& e) {
         error("priority/fairway: saved usage in %s is unusable (%s); rebuilding it from accounting",
               path.c_str(), e.what());
@@ -102,7 +132,7 @@ std::optional<fairshare::WindowedUsageLedger> load_saved_ledger(const std::strin
     }
 }
 
-bool save_ledger(const std::string& path, const std::string& serialized)
+bool save_usage_state(const std::string& path, const std::string& serialized)
 {
     try {
         write_file_atomically(path, serialized);
@@ -113,8 +143,8 @@ bool save_ledger(const std::string& path, const std::string& serialized)
     }
 }
 
-std::optional<std::vector<UsageRecord>> usage_from_accounting(void* db_conn, const fairshare::LedgerConfig& config,
-                                                              time_t now)
+std::optional<fairshare::UsageBook> usage_from_accounting(void* db_conn, const fairshare::LedgerConfig& config,
+                                                          time_t now, const PartitionQos& partition_qos)
 {
     const fairshare::LedgerConfig resolved = config.validated();
     const time_t since = rebuild_horizon(resolved, now);
@@ -125,7 +155,7 @@ std::optional<std::vector<UsageRecord>> usage_from_accounting(void* db_conn, con
         return std::nullopt;
     }
     const time_t piece = std::max<time_t>(10, resolved.bucket.count());
-    std::vector<UsageRecord> records;
+    auto book = fairshare::UsageBook::starting_at(resolved, fairshare::TimePoint{Seconds{now}});
     int job_count = 0;
     ListIterator it = list_iterator_create(jobs);
     while (auto* job = static_cast<slurmdb_job_rec_t*>(list_next(it))) {
@@ -134,17 +164,21 @@ std::optional<std::vector<UsageRecord>> usage_from_accounting(void* db_conn, con
         if (!job->start || end <= start || !job->associd)
             continue;
         const auto factor = usage_factors.find(job->qosid);
-        const double rate = job_billing(job) * (factor != usage_factors.end() ? factor->second : 1.0);
-        if (rate > 0) {
-            add_pieces(records, job->associd, start, end, rate, piece);
+        const double usage_factor = factor != usage_factors.end() ? factor->second : 1.0;
+        try {
+            charge_pieces(book, recorded_owners(job, partition_qos), recorded_rates(job, usage_factor), start, end,
+                          piece);
             ++job_count;
+        } catch (const InputError& e) {
+            error("priority/fairway: usage of job %u in accounting not counted: %s", job->jobid, e.what());
         }
     }
     list_iterator_destroy(it);
     FREE_NULL_LIST(jobs);
+    book.advance(fairshare::TimePoint{Seconds{now}});
     info("priority/fairway: read the usage of %d jobs since %ld from accounting", job_count,
          static_cast<long>(since));
-    return records;
+    return book;
 }
 
 }  // namespace fairway::priority

@@ -61,6 +61,7 @@ AssociationTree::AssociationTree(std::vector<AssociationNode> nodes) : nodes_(st
         children[parent->second].push_back(i);
     }
     check_acyclic(nodes_, parent_index, root_);
+    shape->parent = std::move(parent_index);
     shape_ = std::move(shape);
 }
 
@@ -94,6 +95,20 @@ AssociationTree AssociationTree::with_usage(const WindowedUsageLedger& ledger, T
     AssociationTree copy = *this;
     for (AssociationNode& node : copy.nodes_) node.own_usage = ledger.usage(node.id, now);
     return copy;
+}
+
+std::vector<double> AssociationTree::subtree_usage(const WindowedUsageLedger& ledger, TimePoint now) const {
+    std::vector<double> totals(nodes_.size(), 0.0);
+    for (const AssocId id : ledger.associations()) {
+        const std::optional<std::size_t> at = index_of(id);
+        const double usage = at ? ledger.usage(id, now) : 0.0;
+        if (usage == 0) continue;
+        for (std::size_t i = *at;; i = shape_->parent[i]) {
+            totals[i] += usage;
+            if (i == root_) break;
+        }
+    }
+    return totals;
 }
 
 void AssociationTree::set_own_usage(std::size_t index, double usage) {

@@ -65,6 +65,10 @@ public:
     bool has_hierarchy(const std::vector<AssociationNode>& nodes) const;
     // Replaces every node's own_usage with ledger.usage(id, now) (copy-and-set, tree shape unchanged).
     AssociationTree with_usage(const WindowedUsageLedger& ledger, TimePoint now) const;
+    // Each node's subtree total of one ledger's usage at `now` (node i: the usage of every association
+    // at or below it, as Slurm propagates usage up the tree). Ids the tree does not hold are left
+    // out. O(associations with usage x depth).
+    std::vector<double> subtree_usage(const WindowedUsageLedger& ledger, TimePoint now) const;
     // Sets one node's own usage (throws InputError for negative/NaN/inf).
     void set_own_usage(std::size_t index, double usage);
     // The order sshare prints: depth first from the root; among siblings users first, then
@@ -76,6 +80,7 @@ private:
     // and the copies share this instead of rebuilding a map and a vector per node.
     struct Shape {
         std::vector<std::vector<std::size_t>> children;
+        std::vector<std::size_t> parent;   // the root's is itself
         IdIndex index;
     };
 

@@ -7,11 +7,16 @@
 #include <vector>
 
 #include "common/error.h"
+#include "fairshare/byte_codec.h"
 #include "fairshare/crc32.h"
 #include "fairshare/usage_ledger.h"
 
 namespace fairway::fairshare {
 namespace {
+
+using codec::corrupt;
+using codec::Reader;
+using codec::Writer;
 
 constexpr char kMagic[4] = {'F', 'W', 'L', 'G'};
 constexpr std::uint16_t kVersion = 1;
@@ -20,61 +25,6 @@ constexpr std::int64_t kInfiniteOnDisk = -1;
 constexpr std::size_t kHeaderBytes = 4 + 2 + 2 + 5 * 8 + 4;
 constexpr std::size_t kAccountBytes = 4 + 8 + 4;
 constexpr std::size_t kBucketBytes = 8 + 8;
-
-[[noreturn]] void corrupt(const std::string& problem) {
-    throw InputError(SourceLocation{"", 0, "state"}, "corrupt usage state: " + problem);
-}
-
-class Writer {
-public:
-    void bytes(const void* data, std::size_t size) { out_.append(static_cast<const char*>(data), size); }
-    template <typename T>
-    void little(T value) {
-        using U = std::make_unsigned_t<T>;
-        auto bits = static_cast<U>(value);
-        for (std::size_t i = 0; i < sizeof(T); ++i) out_.push_back(static_cast<char>((bits >> (8 * i)) & 0xFFU));
-    }
-    void real(double value) { little(std::bit_cast<std::uint64_t>(value)); }
-    std::string take() { return std::move(out_); }
-    std::string_view view() const { return out_; }
-
-private:
-    std::string out_;
-};
-
-// Reads fields from a bounded view; every read checks the remaining length first.
-class Reader {
-public:
-    explicit Reader(std::string_view in) : in_(in) {}
-    void need(std::size_t size) const {
-        if (in_.size() - pos_ < size) corrupt("truncated");
-    }
-    template <typename T>
-    T little() {
-        need(sizeof(T));
-        std::make_unsigned_t<T> bits = 0;
-        for (std::size_t i = 0; i < sizeof(T); ++i)
-            bits |= static_cast<std::make_unsigned_t<T>>(static_cast<unsigned char>(in_[pos_ + i])) << (8 * i);
-        pos_ += sizeof(T);
-        return static_cast<T>(bits);
-    }
-    double real() {
-        const double value = std::bit_cast<double>(little<std::uint64_t>());
-        if (!std::isfinite(value) || value < 0) corrupt("a usage value is negative or not finite");
-        return value;
-    }
-    std::string_view take(std::size_t size) {
-        need(size);
-        auto part = in_.substr(pos_, size);
-        pos_ += size;
-        return part;
-    }
-    std::size_t remaining() const { return in_.size() - pos_; }
-
-private:
-    std::string_view in_;
-    std::size_t pos_ = 0;
-};
 
 std::int64_t window_on_disk(Seconds window) { return window == kInfiniteWindow ? kInfiniteOnDisk : window.count(); }
 
@@ -124,13 +74,6 @@ StoredAccount read_account(Reader& in, const LedgerConfig& config) {
     return account;
 }
 
-void check_envelope(std::string_view bytes) {
-    if (bytes.size() < kHeaderBytes + 4) corrupt("too short");
-    if (std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) corrupt("not a fairway usage state (bad magic)");
-    Reader trailer(bytes.substr(bytes.size() - 4));
-    if (trailer.little<std::uint32_t>() != crc32(bytes.substr(0, bytes.size() - 4))) corrupt("checksum mismatch");
-}
-
 }  // namespace
 
 std::string WindowedUsageLedger::serialize() const {
@@ -154,13 +97,12 @@ std::string WindowedUsageLedger::serialize() const {
             out.real(bucket.weight);
         }
     }
-    out.little(crc32(out.view()));
+    codec::seal(out);
     return out.take();
 }
 
 WindowedUsageLedger WindowedUsageLedger::deserialize(std::string_view bytes) {
-    check_envelope(bytes);
-    Reader in(bytes.substr(0, bytes.size() - 4));
+    Reader in(codec::unseal(bytes, kMagic, kHeaderBytes));
     in.take(sizeof kMagic);
     if (in.little<std::uint16_t>() != kVersion) corrupt("unsupported version");
     in.little<std::uint16_t>();
@@ -192,4 +134,17 @@ void WindowedUsageLedger::restore_account(AssocId assoc, double anchored,
     if (!std::isfinite(account.anchored)) corrupt("usage of association " + std::to_string(assoc) + " overflows");
 }
 
+namespace codec {
+
+void seal(Writer& out) { out.little(crc32(out.view())); }
+
+std::string_view unseal(std::string_view bytes, const char (&magic)[4], std::size_t minimum_body) {
+    if (bytes.size() < minimum_body + 4) corrupt("too short");
+    if (std::memcmp(bytes.data(), magic, sizeof magic) != 0) corrupt("not a fairway usage state (bad magic)");
+    Reader trailer(bytes.substr(bytes.size() - 4));
+    if (trailer.little<std::uint32_t>() != crc32(bytes.substr(0, bytes.size() - 4))) corrupt("checksum mismatch");
+    return bytes.substr(0, bytes.size() - 4);
+}
+
+}  // namespace codec
 }  // namespace fairway::fairshare

@@ -98,18 +98,21 @@ void WindowedUsageLedger::rebase_anchor(TimePoint now) {
     anchor_ = now;
 }
 
-bool WindowedUsageLedger::charge(AssocId assoc, double billing_seconds, TimePoint at) {
+void check_charge(double billing_seconds, TimePoint at) {
     if (!std::isfinite(billing_seconds) || billing_seconds < 0 || billing_seconds > kMaxChargeBillingSeconds)
         reject("billing_seconds", "usage must be a finite number in 0.." + std::to_string(kMaxChargeBillingSeconds) +
                                       ", got " + std::to_string(billing_seconds));
     check_time(at, "time");
+}
+
+bool WindowedUsageLedger::charge(AssocId assoc, double billing_seconds, TimePoint at) {
+    check_charge(billing_seconds, at);
     if (billing_seconds == 0) return true;
+    if (!accepts(at)) return false;
     if (accounts_.empty() && clock_ == TimePoint{}) anchor_ = at;
-    const TimePoint clock = std::max(clock_, at);
     const std::int64_t width = config_.bucket.count();
     const Bucket target{seconds_of(at) / width, 0};
-    if (windowed() && bucket_expired(target, clock)) return false;
-    clock_ = clock;
+    clock_ = std::max(clock_, at);
     if (half_lives_after_anchor(at) > kRebaseHalfLives) rebase_anchor(at);
     Account& account = accounts_[assoc];
     account.anchored += billing_seconds * growth(static_cast<double>(seconds_of(at) - seconds_of(anchor_)));
@@ -118,6 +121,11 @@ bool WindowedUsageLedger::charge(AssocId assoc, double billing_seconds, TimePoin
         add_to_bucket(account, target.index, billing_seconds * growth(static_cast<double>(seconds_of(at) - end)));
     }
     return true;
+}
+
+bool WindowedUsageLedger::accepts(TimePoint at) const {
+    const Bucket target{seconds_of(at) / config_.bucket.count(), 0};
+    return !windowed() || !bucket_expired(target, std::max(clock_, at));
 }
 
 double WindowedUsageLedger::usage(AssocId assoc, TimePoint now) const {
@@ -184,17 +192,5 @@ std::size_t WindowedUsageLedger::bucket_count() const noexcept {
 }
 
 void WindowedUsageLedger::forget(AssocId assoc) { accounts_.erase(assoc); }
-
-WindowedUsageLedger WindowedUsageLedger::rebuild(const LedgerConfig& config, const std::vector<UsageRecord>& records,
-                                                 TimePoint now) {
-    WindowedUsageLedger ledger(config);
-    check_time(now, "time");
-    // Start at `now` so records already outside the window are dropped on arrival, in any order.
-    ledger.clock_ = now;
-    ledger.anchor_ = now;
-    for (const UsageRecord& record : records) ledger.charge(record.assoc, record.billing_seconds, record.end);
-    ledger.advance(now);
-    return ledger;
-}
 
 }  // namespace fairway::fairshare

@@ -64,13 +64,6 @@ struct LedgerConfig {
 // For an infinite window buckets are unused; returns 1 hour.
 Seconds default_bucket_width(Seconds window);
 
-// One finished (or partial) piece of usage, e.g. from slurmdbd accounting.
-struct UsageRecord {
-    AssocId assoc = 0;
-    TimePoint end{};              // when the usage is charged (decay starts here)
-    double billing_seconds = 0;   // TRES billing x seconds x QOS UsageFactor
-};
-
 // Work done by the last advance(), for tests and the benchmark (counts, not time).
 struct AdvanceStats {
     std::size_t associations_visited = 0;
@@ -92,6 +85,8 @@ public:
     // Throws InputError (key "billing_seconds" or "time") for negative, NaN, inf, huge or
     // out-of-range input; the ledger is unchanged then.
     bool charge(AssocId assoc, double billing_seconds, TimePoint at);
+    // False when a charge at `at` would be dropped as older than the window (see charge()).
+    bool accepts(TimePoint at) const;
 
     // Windowed, decayed usage U(now) of one association (0 for unknown ids). Does not modify the
     // ledger; buckets that expired since the last advance() are already excluded. `now` earlier than
@@ -111,12 +106,6 @@ public:
 
     // Forgets all usage of one association (e.g. it was deleted). No-op for unknown ids.
     void forget(AssocId assoc);
-
-    // Builds a ledger from accounting records (any order), then advances it to `now`. Records with
-    // an unknown association are the caller's business (they are kept under their id). Invalid
-    // records throw like charge().
-    static WindowedUsageLedger rebuild(const LedgerConfig& config, const std::vector<UsageRecord>& records,
-                                       TimePoint now);
 
     // Compact, versioned, CRC32-checked little-endian byte string holding config, clock and all
     // buckets. deserialize() validates everything (magic, version, lengths, checksum, finite
@@ -155,5 +144,8 @@ private:
 
 // Validates a time argument (epoch .. year 3000); throws InputError(key) otherwise.
 void check_time(TimePoint at, const char* key);
+// Validates what charge() takes: an amount in 0..kMaxChargeBillingSeconds (key "billing_seconds")
+// and a time (key "time"); throws InputError otherwise.
+void check_charge(double billing_seconds, TimePoint at);
 
 }  // namespace fairway::fairshare

@@ -257,25 +257,6 @@ TEST(LedgerCost, WorkPerPassIsFlatInTheWindow) {
     EXPECT_LE(quarter.max_buckets, 200U * 102);
 }
 
-TEST(LedgerRebuild, RecordsInAnyOrderEqualIncrementalCharging) {
-    std::vector<UsageRecord> records;
-    std::mt19937_64 random(42);
-    std::uniform_int_distribution<std::int64_t> when(kStart - 20 * kDay, kStart);
-    std::uniform_int_distribution<AssocId> who(1, 20);
-    for (int i = 0; i < 2000; ++i) records.push_back(UsageRecord{who(random), at(when(random)), double(i % 97)});
-    const LedgerConfig cfg = config(14 * kDay, 3 * kDay);
-    const WindowedUsageLedger rebuilt = WindowedUsageLedger::rebuild(cfg, records, at(kStart));
-    std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.end < b.end; });
-    WindowedUsageLedger incremental(cfg);
-    for (const auto& record : records) incremental.charge(record.assoc, record.billing_seconds, record.end);
-    incremental.advance(at(kStart));
-    for (AssocId id = 1; id <= 20; ++id)
-        EXPECT_NEAR(rebuilt.usage(id, at(kStart)), incremental.usage(id, at(kStart)),
-                    1e-9 * (1 + incremental.usage(id, at(kStart))))
-            << id;
-    EXPECT_EQ(rebuilt.associations(), incremental.associations());
-}
-
 TEST(LedgerForget, DropsOneAssociation) {
     WindowedUsageLedger ledger(config(100, 0, 10));
     ledger.charge(1, 1, at(1000));

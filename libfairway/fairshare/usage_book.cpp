@@ -1,0 +1,174 @@
+#include "fairshare/usage_book.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+#include "fairshare/byte_codec.h"
+
+namespace fairway::fairshare {
+namespace {
+
+const Meter kFairShareMeter = Meter::billing(Owner::association);
+
+// Every amount a charge would add, so all are checked before any meter changes.
+void check_amounts(const UsageRates& rates, double seconds, TimePoint at) {
+    check_charge(seconds, at);
+    check_charge(rates.billing * seconds, at);
+    check_charge(rates.wall * seconds, at);
+    for (const auto& [id, rate] : rates.tres) check_charge(rate * seconds, at);
+}
+
+}  // namespace
+
+UsageBook::UsageBook(const LedgerConfig& config) : config_(config.validated()) {
+    ledgers_.emplace(kFairShareMeter, WindowedUsageLedger(config_));
+}
+
+UsageBook UsageBook::starting_at(const LedgerConfig& config, TimePoint now) {
+    check_time(now, "time");
+    UsageBook book(config);
+    book.advance(now);
+    return book;
+}
+
+WindowedUsageLedger& UsageBook::ledger(const Meter& meter) {
+    auto found = ledgers_.find(meter);
+    if (found != ledgers_.end()) return found->second;
+    WindowedUsageLedger fresh(config_);
+    // A new meter starts at the book's clock, so it drops what the others drop.
+    fresh.advance(clock_);
+    return ledgers_.emplace(meter, std::move(fresh)).first->second;
+}
+
+void UsageBook::charge_owner(Owner owner, std::uint32_t id, const UsageRates& rates, double seconds, TimePoint at) {
+    if (rates.billing > 0) ledger(Meter::billing(owner)).charge(id, rates.billing * seconds, at);
+    if (rates.wall > 0) ledger(Meter::wall(owner)).charge(id, rates.wall * seconds, at);
+    for (const auto& [tres, rate] : rates.tres)
+        if (rate > 0) ledger(Meter::tres(owner, tres)).charge(id, rate * seconds, at);
+}
+
+bool UsageBook::charge(const UsageOwners& owners, const UsageRates& rates, double seconds, TimePoint at) {
+    check_amounts(rates, seconds, at);
+    if (seconds == 0) return true;
+    // Every meter has the book's clock (new ones are advanced to it), so one verdict on age holds for all.
+    if (!ledgers_.at(kFairShareMeter).accepts(at)) return false;
+    if (at > clock_) clock_ = at;
+    charge_owner(Owner::association, owners.association, rates, seconds, at);
+    for (QosId qos : owners.qos)
+        if (qos != 0) charge_owner(Owner::qos, qos, rates, seconds, at);
+    return true;
+}
+
+AdvanceStats UsageBook::advance(TimePoint now) {
+    check_time(now, "time");
+    AdvanceStats total;
+    for (auto it = ledgers_.begin(); it != ledgers_.end();) {
+        const AdvanceStats stats = it->second.advance(now);
+        total.associations_visited += stats.associations_visited;
+        total.buckets_expired += stats.buckets_expired;
+        total.clock_went_backwards = total.clock_went_backwards || stats.clock_went_backwards;
+        const bool drop = it->first != kFairShareMeter && it->second.association_count() == 0;
+        it = drop ? ledgers_.erase(it) : std::next(it);
+    }
+    clock_ = std::max(clock_, now);
+    return total;
+}
+
+const WindowedUsageLedger& UsageBook::fair_share_usage() const { return ledgers_.at(kFairShareMeter); }
+
+const WindowedUsageLedger* UsageBook::find(const Meter& meter) const {
+    const auto found = ledgers_.find(meter);
+    return found == ledgers_.end() ? nullptr : &found->second;
+}
+
+std::vector<Meter> UsageBook::meters() const {
+    std::vector<Meter> all;
+    all.reserve(ledgers_.size());
+    for (const auto& [meter, ledger] : ledgers_)
+        if (ledger.association_count() > 0) all.push_back(meter);
+    return all;
+}
+
+void UsageBook::forget(Owner owner, std::uint32_t id) {
+    for (auto& [meter, ledger] : ledgers_)
+        if (meter.owner == owner) ledger.forget(id);
+}
+
+// ---- State format (see README.md) ----
+
+namespace {
+
+constexpr char kMagic[4] = {'F', 'W', 'U', 'B'};
+constexpr char kLedgerMagic[4] = {'F', 'W', 'L', 'G'};
+constexpr std::uint16_t kVersion = 1;
+// Fixed part: magic, version, reserved, clock, meter count.
+constexpr std::size_t kHeaderBytes = 4 + 2 + 2 + 8 + 4;
+// Per meter before its ledger: owner, 3 reserved, what, ledger length.
+constexpr std::size_t kMeterBytes = 1 + 3 + 8 + 4;
+
+Meter read_meter(codec::Reader& in) {
+    const auto owner = in.little<std::uint8_t>();
+    in.take(3);
+    const auto what = in.little<std::int64_t>();
+    if (owner > static_cast<std::uint8_t>(Owner::qos)) codec::corrupt("unknown meter owner " + std::to_string(owner));
+    const bool known = what == Meter::kBilling || what == Meter::kWall || (what > 0 && what <= 0xFFFFFFFFLL);
+    if (!known) codec::corrupt("unknown meter " + std::to_string(what));
+    return Meter{static_cast<Owner>(owner), what};
+}
+
+}  // namespace
+
+std::string UsageBook::serialize() const {
+    codec::Writer out;
+    out.bytes(kMagic, sizeof kMagic);
+    out.little(kVersion);
+    out.little(std::uint16_t{0});
+    out.little(clock_.time_since_epoch().count());
+    out.little(static_cast<std::uint32_t>(ledgers_.size()));
+    for (const auto& [meter, ledger] : ledgers_) {
+        const std::string bytes = ledger.serialize();
+        out.little(static_cast<std::uint8_t>(meter.owner));
+        out.bytes("\0\0\0", 3);
+        out.little(meter.what);
+        out.little(static_cast<std::uint32_t>(bytes.size()));
+        out.bytes(bytes);
+    }
+    codec::seal(out);
+    return out.take();
+}
+
+UsageBook UsageBook::deserialize(std::string_view bytes) {
+    codec::Reader in(codec::unseal(bytes, kMagic, kHeaderBytes));
+    in.take(sizeof kMagic);
+    if (in.little<std::uint16_t>() != kVersion) codec::corrupt("unsupported version");
+    in.little<std::uint16_t>();
+    const TimePoint clock{Seconds{in.little<std::int64_t>()}};
+    if (clock.time_since_epoch().count() < 0 || clock.time_since_epoch().count() > kMaxEpochSeconds)
+        codec::corrupt("a time is out of range");
+    const auto count = in.little<std::uint32_t>();
+    if (count > in.remaining() / kMeterBytes) codec::corrupt("meter count exceeds the data");
+    std::map<Meter, WindowedUsageLedger> ledgers;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const Meter meter = read_meter(in);
+        if (!ledgers.empty() && !(ledgers.rbegin()->first < meter)) codec::corrupt("meters out of order or repeated");
+        WindowedUsageLedger ledger = WindowedUsageLedger::deserialize(in.take(in.little<std::uint32_t>()));
+        if (!ledgers.empty() && !(ledger.config() == ledgers.begin()->second.config()))
+            codec::corrupt("meters kept with different windows");
+        ledgers.emplace(meter, std::move(ledger));
+    }
+    if (in.remaining() != 0) codec::corrupt("trailing bytes");
+    const auto fair_share = ledgers.find(kFairShareMeter);
+    if (fair_share == ledgers.end()) codec::corrupt("no fair-share usage");
+    UsageBook book(fair_share->second.config());
+    book.clock_ = clock;
+    for (const auto& [meter, ledger] : ledgers) book.clock_ = std::max(book.clock_, ledger.clock());
+    book.ledgers_ = std::move(ledgers);
+    return book;
+}
+
+bool UsageBook::is_single_ledger(std::string_view bytes) {
+    return bytes.size() >= sizeof kLedgerMagic && std::equal(kLedgerMagic, kLedgerMagic + 4, bytes.begin());
+}
+
+}  // namespace fairway::fairshare

@@ -1,0 +1,115 @@
+// UsageBook: every windowed usage figure Slurm's limits and reports read, one WindowedUsageLedger
+// per meter, all with the same window, half-life and buckets.
+//
+// A meter is what is counted and for whom:
+//   - billing-seconds of associations: the fair-share usage (sshare RawUsage);
+//   - billing-seconds of QOS (QOS RawUsage);
+//   - wall seconds of associations and QOS (GrpWall);
+//   - TRES-seconds of one TRES, by Slurm's TRES id, of associations and QOS (GrpTRESMins, sshare's
+//     GrpTRESRaw).
+// So a GrpTRESMins or GrpWall limit becomes a rolling budget over the same window as fair-share: usage
+// leaves it exactly W after it was charged, with no reset cliff.
+//
+// A job's usage is charged at its own association (the adapter sums subtrees, as Slurm propagates
+// usage up the tree) and at up to two QOS (the job's and its partition's, when they differ). Rates
+// are per second and already include the QOS UsageFactor, as multifactor charges them.
+//
+// Errors: as WindowedUsageLedger (InputError, keys "billing_seconds", "time", "state"). A charge is
+// checked whole before any meter changes, so a rejected charge leaves the book unchanged.
+#pragma once
+
+#include <array>
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "fairshare/usage_ledger.h"
+
+namespace fairway::fairshare {
+
+using QosId = std::uint32_t;
+using TresId = std::uint32_t;
+
+enum class Owner : std::uint8_t { association = 0, qos = 1 };
+
+struct Meter {
+    Owner owner = Owner::association;
+    std::int64_t what = kBilling;   // kBilling, kWall, or a TRES id (> 0)
+
+    static constexpr std::int64_t kBilling = -1;
+    static constexpr std::int64_t kWall = -2;
+
+    static Meter billing(Owner owner) { return {owner, kBilling}; }
+    static Meter wall(Owner owner) { return {owner, kWall}; }
+    static Meter tres(Owner owner, TresId id) { return {owner, static_cast<std::int64_t>(id)}; }
+    bool is_tres() const noexcept { return what > 0; }
+    auto operator<=>(const Meter&) const = default;
+};
+
+// Who a job's usage belongs to. QOS id 0 = none.
+struct UsageOwners {
+    AssocId association = 0;
+    std::array<QosId, 2> qos{};   // the job's QOS, and its partition's QOS when that differs
+};
+
+// What one second of a job costs on each meter, UsageFactor included.
+struct UsageRates {
+    double billing = 0;                               // billing TRES x UsageFactor
+    double wall = 0;                                  // UsageFactor
+    std::vector<std::pair<TresId, double>> tres;      // TRES count x UsageFactor, per TRES id
+};
+
+class UsageBook {
+public:
+    // Throws InputError when the configuration is unusable.
+    explicit UsageBook(const LedgerConfig& config = {});
+    // An empty book whose clock is `now`: charges older than the window are dropped on arrival, so
+    // a rebuild can charge accounting records in any order without keeping them.
+    static UsageBook starting_at(const LedgerConfig& config, TimePoint now);
+
+    const LedgerConfig& config() const noexcept { return config_; }
+    TimePoint clock() const noexcept { return clock_; }
+
+    // Charges `seconds` of usage at `rates`, ending at `at`, to every meter of `owners` with a
+    // non-zero rate. Throws InputError (the book unchanged) for negative, NaN, inf or huge amounts
+    // or an out-of-range time. Returns false when the charge was older than the window.
+    bool charge(const UsageOwners& owners, const UsageRates& rates, double seconds, TimePoint at);
+
+    // Moves every meter's clock to `now` (WindowedUsageLedger::advance); meters left empty are
+    // dropped. Returns the work done, summed over meters.
+    AdvanceStats advance(TimePoint now);
+
+    // Fair-share usage (association billing); always present, possibly empty.
+    const WindowedUsageLedger& fair_share_usage() const;
+    // One meter's ledger, or nullptr when the meter holds no usage.
+    const WindowedUsageLedger* find(const Meter& meter) const;
+    // The meters that hold usage, in ascending order.
+    std::vector<Meter> meters() const;
+    std::size_t meter_count() const noexcept { return ledgers_.size(); }
+
+    // Forgets every meter's usage of one association or QOS (an administrator reset it).
+    void forget(Owner owner, std::uint32_t id);
+
+    // Versioned, CRC32-checked bytes: each meter's ledger in WindowedUsageLedger's format.
+    // deserialize() throws InputError (key "state") on any defect, including a ledger configured
+    // unlike the book and a missing association billing meter.
+    std::string serialize() const;
+    static UsageBook deserialize(std::string_view bytes);
+    // True when `bytes` start like a WindowedUsageLedger alone (fairway's state before the book):
+    // the caller rebuilds everything from accounting rather than lose the other meters silently.
+    static bool is_single_ledger(std::string_view bytes);
+
+private:
+    WindowedUsageLedger& ledger(const Meter& meter);
+    void charge_owner(Owner owner, std::uint32_t id, const UsageRates& rates, double seconds, TimePoint at);
+
+    LedgerConfig config_;
+    TimePoint clock_{};
+    std::map<Meter, WindowedUsageLedger> ledgers_;
+};
+
+}  // namespace fairway::fairshare
