@@ -70,3 +70,12 @@ settled_usage() {
     done
     return 1
 }
+
+# stop_ctld SIGNAL: sends slurmctld SIGNAL and waits until it is gone.
+stop_ctld() {
+    local pid
+    pid=$(slurmctld_pid)
+    kill "-$1" "$pid"
+    wait_for 30 "slurmctld to stop" eval "! alive_pid $pid" || fail "slurmctld $pid did not stop on SIG$1"
+}
+alive_pid() { local st; st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) && [ "$st" != Z ]; }

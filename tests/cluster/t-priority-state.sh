@@ -22,13 +22,6 @@ usage_matches_accounting() {
     [ -n "$have" ] && greater "$want" 0 && close_to "$have" "$want" "$1"
 }
 restarted_with() { ctld_log_has "$1" && state_newer_than_start; }
-stop_ctld() {  # stop_ctld SIGNAL
-    local pid
-    pid=$(slurmctld_pid)
-    kill "-$1" "$pid"
-    wait_for 30 "slurmctld to stop" eval "! alive_pid $pid" || fail "slurmctld $pid did not stop on SIG$1"
-}
-alive_pid() { local st; st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) && [ "$st" != Z ]; }
 
 first=$(submit alice -p gpu -N1 --gpus=2 -t 2 --wrap 'sleep 4') || fail "sbatch as alice failed"
 wait_for 60 "job $first to finish" job_finished "$first" || fail "job $first did not finish"
