@@ -83,7 +83,7 @@ private:
     std::optional<fairshare::AssociationTree> charge_and_advance(const CollectedUsage& usage, time_t now);
     void publish(const Settings& settings, const fairshare::AssociationTree& tree,
                  const std::vector<slurmdb_assoc_rec_t*>& associations);
-    void publish_limits(const fairshare::AssociationTree& hierarchy,
+    void publish_limits(const std::shared_ptr<const fairshare::AssociationTree>& hierarchy,
                         const std::vector<slurmdb_assoc_rec_t*>& associations, time_t now);
     Walk reprioritize_jobs(const JobsByState& jobs, time_t now);
     // Skipping the walk when it would change nothing (walk_skip.cpp).

@@ -83,7 +83,7 @@ std::optional<int> Adapter::charge_and_reprioritize(const Settings& settings, ti
         usage = collect_usage(jobs.others, associations, now);
         if (const auto tree = charge_and_advance(usage, now)) {
             publish(settings, *tree, associations);
-            publish_limits(*usage.tree, associations, now);
+            publish_limits(usage.tree, associations, now);
         }
         association_inputs = association_side_inputs(usage);
     }
@@ -204,7 +204,7 @@ void Adapter::publish(const Settings& settings, const fairshare::AssociationTree
     fair_share_ = std::move(result);
 }
 
-void Adapter::publish_limits(const fairshare::AssociationTree& hierarchy,
+void Adapter::publish_limits(const std::shared_ptr<const fairshare::AssociationTree>& hierarchy,
                              const std::vector<slurmdb_assoc_rec_t*>& associations, time_t now)
 {
     std::lock_guard<std::mutex> lock(state_mutex_);

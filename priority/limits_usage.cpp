@@ -46,11 +46,16 @@ std::vector<fairshare::QosId> LimitsPublisher::qos_reset_by_admin() const
     return reset;
 }
 
-void LimitsPublisher::publish(const fairshare::UsageBook& book, const fairshare::AssociationTree& tree,
+void LimitsPublisher::publish(const fairshare::UsageBook& book,
+                              const std::shared_ptr<const fairshare::AssociationTree>& tree,
                               const std::vector<slurmdb_assoc_rec_t*>& associations, fairshare::TimePoint now)
 {
-    publish_associations(book, tree, associations, now);
+    // The pass reuses its hierarchy object while the hierarchy is unchanged, and holding it here
+    // keeps its address from being reused: the same object means the same associations, in order.
+    const bool same_associations = published_once_ && tree == published_tree_;
+    publish_associations(book, *tree, associations, now, same_associations);
     publish_qos(book, now);
+    published_tree_ = tree;
     published_once_ = true;
 }
 
@@ -88,7 +93,7 @@ std::vector<int> LimitsPublisher::positions_to_write(const std::vector<TresMeter
 
 void LimitsPublisher::publish_associations(const fairshare::UsageBook& book, const fairshare::AssociationTree& tree,
                                            const std::vector<slurmdb_assoc_rec_t*>& associations,
-                                           fairshare::TimePoint now)
+                                           fairshare::TimePoint now, bool same_associations)
 {
     const std::vector<TresMeter> meters = tres_meters(book, Owner::association);
     const std::vector<int> positions = positions_to_write(meters, association_tres_written_);
@@ -99,7 +104,13 @@ void LimitsPublisher::publish_associations(const fairshare::UsageBook& book, con
     const fairshare::WindowedUsageLedger* wall_ledger = book.find(Meter::wall(Owner::association));
     const std::vector<double> wall = wall_ledger ? tree.subtree_usage(*wall_ledger, now)
                                                  : std::vector<double>(associations.size(), 0.0);
+    std::vector<bool> nonzero(associations.size(), false);
     for (size_t i = 0; i < associations.size(); ++i) {
+        nonzero[i] = wall[i] > 0 || std::any_of(meters.begin(), meters.end(), [&](const TresMeter& meter) {
+                         return totals[meter.position][i] > 0;
+                     });
+        if (same_associations && !nonzero[i] && !association_nonzero_[i])
+            continue;   // zero then and now
         slurmdb_assoc_usage_t* usage = associations[i]->usage;
         usage->grp_used_wall = wall[i];
         if (!usage->usage_tres_raw)
@@ -109,6 +120,7 @@ void LimitsPublisher::publish_associations(const fairshare::UsageBook& book, con
                 usage->usage_tres_raw[position] = totals[position].empty() ? 0.0L : totals[position][i];
         }
     }
+    association_nonzero_.swap(nonzero);
 }
 
 void LimitsPublisher::publish_qos(const fairshare::UsageBook& book, fairshare::TimePoint now)

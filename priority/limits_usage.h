@@ -6,11 +6,14 @@
 // a limit is a rolling budget: usage gives it back W after it was charged.
 //
 // Writing every TRES of every association each pass would cost a cache miss per association for
-// TRES nobody used, so a pass writes the TRES that hold usage now or did at the last pass (and,
-// once, all of them: assoc_mgr restores the values of an earlier priority plugin at startup).
+// TRES nobody used, so a pass writes only the TRES that hold usage now or did at the last pass, and
+// skips associations whose figures were zero then and are zero now (most users of a big site are
+// idle within a window). The first pass, and one after the hierarchy changed, writes everything:
+// assoc_mgr restores an earlier priority plugin's values at startup.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -28,7 +31,7 @@ public:
 
     // Caller holds assoc_mgr's assoc and QOS write locks and TRES read lock; `associations` are the
     // nodes of `tree`, in order (association_sync.h).
-    void publish(const fairshare::UsageBook& book, const fairshare::AssociationTree& tree,
+    void publish(const fairshare::UsageBook& book, const std::shared_ptr<const fairshare::AssociationTree>& tree,
                  const std::vector<slurmdb_assoc_rec_t*>& associations, fairshare::TimePoint now);
 
 private:
@@ -41,10 +44,13 @@ private:
     // The positions to write: those with a meter, those written non-zero last time, or all at first.
     std::vector<int> positions_to_write(const std::vector<TresMeter>& meters, std::vector<bool>& written) const;
     void publish_associations(const fairshare::UsageBook& book, const fairshare::AssociationTree& tree,
-                              const std::vector<slurmdb_assoc_rec_t*>& associations, fairshare::TimePoint now);
+                              const std::vector<slurmdb_assoc_rec_t*>& associations, fairshare::TimePoint now,
+                              bool same_associations);
     void publish_qos(const fairshare::UsageBook& book, fairshare::TimePoint now);
 
     bool published_once_ = false;
+    std::shared_ptr<const fairshare::AssociationTree> published_tree_;   // the hierarchy last published to
+    std::vector<bool> association_nonzero_;   // per association of that hierarchy: any figure > 0
     std::vector<bool> association_tres_written_;
     std::vector<bool> qos_tres_written_;
     std::unordered_map<fairshare::QosId, long double> qos_billing_published_;
