@@ -44,6 +44,7 @@ private:
         std::shared_ptr<const fairshare::AssociationTree> tree;
         std::vector<fairshare::AssocId> reset_by_admin;
         std::vector<fairshare::QosId> qos_reset_by_admin;
+        std::optional<std::vector<fairshare::QosId>> existing_qos;   // ascending
         bool rebuilt = false;   // the book was rebuilt from accounting before this pass
         std::uint64_t association_inputs = 0;   // AssociationScan::priority_inputs
     };
@@ -81,6 +82,8 @@ private:
                                  const std::vector<slurmdb_assoc_rec_t*>& associations, time_t now);
     std::shared_ptr<const fairshare::AssociationTree> hierarchy_of(std::vector<fairshare::AssociationNode> nodes);
     std::optional<fairshare::AssociationTree> charge_and_advance(const CollectedUsage& usage, time_t now);
+    void forget_reset_usage(const CollectedUsage& usage);
+    void forget_removed_records(const CollectedUsage& usage);
     void publish(const Settings& settings, const fairshare::AssociationTree& tree,
                  const std::vector<slurmdb_assoc_rec_t*>& associations);
     void publish_limits(const std::shared_ptr<const fairshare::AssociationTree>& hierarchy,

@@ -13,6 +13,7 @@
 // changed since the last walk, step 2 takes the jobs that may accrue usage from the last walk
 // instead of the whole list, and step 5 is skipped if it would write what is already there
 // (walk_skip.cpp).
+#include <algorithm>
 #include <chrono>
 #include <exception>
 
@@ -129,6 +130,7 @@ Adapter::CollectedUsage Adapter::collect_usage(const std::vector<job_record_t*>&
     if (!with_accounting_ || !assoc_mgr_root_assoc)
         return usage;
     usage.qos_reset_by_admin = limits_.qos_reset_by_admin();
+    usage.existing_qos = LimitsPublisher::existing_qos();
     try {
         AssociationScan scan = scan_associations(associations, current_fair_share().get());
         usage.reset_by_admin = std::move(scan.reset_by_admin);
@@ -153,14 +155,8 @@ std::optional<fairshare::AssociationTree> Adapter::charge_and_advance(const Coll
     std::lock_guard<std::mutex> lock(state_mutex_);
     if (!book_)
         return std::nullopt;
-    for (const fairshare::AssocId id : usage.reset_by_admin) {
-        info("priority/fairway: RawUsage of association %u was reset; forgetting its usage", id);
-        book_->forget(fairshare::Owner::association, id);
-    }
-    for (const fairshare::QosId id : usage.qos_reset_by_admin) {
-        info("priority/fairway: RawUsage of QOS %u was reset; forgetting its usage", id);
-        book_->forget(fairshare::Owner::qos, id);
-    }
+    forget_reset_usage(usage);
+    forget_removed_records(usage);
     for (const UsageCharge& charge : usage.charges) {
         try {
             book_->charge(charge.owners, charge.rates, charge.seconds, time_point(charge.at));
@@ -173,6 +169,42 @@ std::optional<fairshare::AssociationTree> Adapter::charge_and_advance(const Coll
     if (!usage.tree)
         return std::nullopt;
     return usage.tree->with_usage(book_->fair_share_usage(), time_point(now));
+}
+
+// Caller holds state_mutex_ (as for the two below).
+void Adapter::forget_reset_usage(const CollectedUsage& usage)
+{
+    for (const fairshare::AssocId id : usage.reset_by_admin) {
+        info("priority/fairway: RawUsage of association %u was reset; forgetting its usage", id);
+        book_->forget(fairshare::Owner::association, id);
+    }
+    for (const fairshare::QosId id : usage.qos_reset_by_admin) {
+        info("priority/fairway: RawUsage of QOS %u was reset; forgetting its usage", id);
+        book_->forget(fairshare::Owner::qos, id);
+    }
+}
+
+// A removed association or QOS loses its usage, as it does under multifactor (whose usage lives in
+// the record): sacctmgr revives a removed record with its old id when it is added again, and it
+// starts from zero then.
+void Adapter::forget_removed_records(const CollectedUsage& usage)
+{
+    if (usage.tree) {
+        for (const fairshare::AssocId id : book_->ids(fairshare::Owner::association)) {
+            if (usage.tree->index_of(id))
+                continue;
+            info("priority/fairway: association %u was removed; forgetting its usage", id);
+            book_->forget(fairshare::Owner::association, id);
+        }
+    }
+    if (usage.existing_qos) {
+        for (const fairshare::QosId id : book_->ids(fairshare::Owner::qos)) {
+            if (std::binary_search(usage.existing_qos->begin(), usage.existing_qos->end(), id))
+                continue;
+            info("priority/fairway: QOS %u was removed; forgetting its usage", id);
+            book_->forget(fairshare::Owner::qos, id);
+        }
+    }
 }
 
 // Writing the state file (serialise, write, fsync, rename) is most of an idle pass's cost. Without

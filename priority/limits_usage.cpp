@@ -46,6 +46,16 @@ std::vector<fairshare::QosId> LimitsPublisher::qos_reset_by_admin() const
     return reset;
 }
 
+std::optional<std::vector<fairshare::QosId>> LimitsPublisher::existing_qos()
+{
+    if (!assoc_mgr_qos_list)
+        return std::nullopt;
+    std::vector<fairshare::QosId> ids;
+    for_each_qos([&](const slurmdb_qos_rec_t* qos) { ids.push_back(qos->id); });
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
 void LimitsPublisher::publish(const fairshare::UsageBook& book,
                               const std::shared_ptr<const fairshare::AssociationTree>& tree,
                               const std::vector<slurmdb_assoc_rec_t*>& associations, fairshare::TimePoint now)
@@ -123,26 +133,33 @@ void LimitsPublisher::publish_associations(const fairshare::UsageBook& book, con
     association_nonzero_.swap(nonzero);
 }
 
+LimitsPublisher::QosMeters LimitsPublisher::qos_meters(const fairshare::UsageBook& book, Owner owner) const
+{
+    return QosMeters{book.find(Meter::billing(owner)), book.find(Meter::wall(owner)), tres_meters(book, owner)};
+}
+
 void LimitsPublisher::publish_qos(const fairshare::UsageBook& book, fairshare::TimePoint now)
 {
-    const std::vector<TresMeter> meters = tres_meters(book, Owner::qos);
-    const std::vector<int> positions = positions_to_write(meters, qos_tres_written_);
-    const fairshare::WindowedUsageLedger* billing = book.find(Meter::billing(Owner::qos));
-    const fairshare::WindowedUsageLedger* wall = book.find(Meter::wall(Owner::qos));
+    const QosMeters decayed = qos_meters(book, Owner::qos);
+    const QosMeters undecayed = qos_meters(book, Owner::qos_undecayed);
+    std::vector<TresMeter> all_tres = decayed.tres;
+    all_tres.insert(all_tres.end(), undecayed.tres.begin(), undecayed.tres.end());
+    const std::vector<int> positions = positions_to_write(all_tres, qos_tres_written_);
     qos_billing_published_.clear();
     for_each_qos([&](slurmdb_qos_rec_t* qos) {
+        const QosMeters& meters = (qos->flags & QOS_FLAG_NO_DECAY) ? undecayed : decayed;
         slurmdb_qos_usage_t* usage = qos->usage;
-        usage->usage_raw = usage_or_zero(billing, qos->id, now);
-        usage->grp_used_wall = usage_or_zero(wall, qos->id, now);
+        usage->usage_raw = usage_or_zero(meters.billing, qos->id, now);
+        usage->grp_used_wall = usage_or_zero(meters.wall, qos->id, now);
         qos_billing_published_[qos->id] = usage->usage_raw;
         if (!usage->usage_tres_raw)
             return;
         for (const int position : positions) {
             if (static_cast<uint32_t>(position) >= usage->tres_cnt)
                 continue;
-            const auto meter = std::find_if(meters.begin(), meters.end(),
+            const auto meter = std::find_if(meters.tres.begin(), meters.tres.end(),
                                             [&](const TresMeter& m) { return m.position == position; });
-            usage->usage_tres_raw[position] = meter == meters.end() ? 0.0L : meter->ledger->usage(qos->id, now);
+            usage->usage_tres_raw[position] = meter == meters.tres.end() ? 0.0L : meter->ledger->usage(qos->id, now);
         }
     });
 }

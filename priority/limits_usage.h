@@ -1,6 +1,7 @@
 // Publishes the usage that Slurm's limits read, from fairway's usage book: each association's
 // grp_used_wall and usage_tres_raw (its subtree's total, as multifactor propagates usage up the
-// tree) and each QOS's usage_raw, grp_used_wall and usage_tres_raw. acct_policy compares them with
+// tree) and each QOS's usage_raw, grp_used_wall and usage_tres_raw (without decay for a QOS with the
+// NoDecay flag, as multifactor does). acct_policy compares them with
 // GrpWall and GrpTRESMins (a job then pends with e.g. AssocGrpCPUMinutesLimit), sshare shows
 // GrpTRESRaw and `scontrol show assoc_mgr` shows the used figures. Since the book is windowed, such
 // a limit is a rolling budget: usage gives it back W after it was charged.
@@ -14,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -28,6 +30,9 @@ public:
     // QOS whose RawUsage an administrator reset (`sacctmgr modify qos ... set RawUsage=0`) since the
     // last publish: usage_raw is 0 where fairway published more. Caller holds the QOS read lock.
     std::vector<fairshare::QosId> qos_reset_by_admin() const;
+    // The ids of assoc_mgr's QOS, ascending; nullopt without a QOS list (no accounting). Caller holds
+    // the QOS read lock.
+    static std::optional<std::vector<fairshare::QosId>> existing_qos();
 
     // Caller holds assoc_mgr's assoc and QOS write locks and TRES read lock; `associations` are the
     // nodes of `tree`, in order (association_sync.h).
@@ -46,6 +51,13 @@ private:
     void publish_associations(const fairshare::UsageBook& book, const fairshare::AssociationTree& tree,
                               const std::vector<slurmdb_assoc_rec_t*>& associations, fairshare::TimePoint now,
                               bool same_associations);
+    // A QOS's figures: decayed, or undecayed for QOS with the NoDecay flag (usage_book.h).
+    struct QosMeters {
+        const fairshare::WindowedUsageLedger* billing = nullptr;
+        const fairshare::WindowedUsageLedger* wall = nullptr;
+        std::vector<TresMeter> tres;
+    };
+    QosMeters qos_meters(const fairshare::UsageBook& book, fairshare::Owner owner) const;
     void publish_qos(const fairshare::UsageBook& book, fairshare::TimePoint now);
 
     bool published_once_ = false;

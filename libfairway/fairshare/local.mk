@@ -16,7 +16,7 @@ tests_unit_fairway_unit_SOURCES += \
 	tests/unit/fairshare/fair_share_test.cpp \
 	tests/unit/fairshare/usage_ledger_test.cpp \
 	tests/unit/fairshare/ledger_codec_test.cpp \
-	tests/unit/fairshare/usage_book_test.cpp \
+	tests/unit/fairshare/usage_book_test.cpp tests/unit/fairshare/state_bytes.h \
 	tests/unit/fairshare/parameters_test.cpp \
 	tests/unit/fairshare/job_priority_test.cpp \
 	tests/unit/fairshare/walk_memo_test.cpp \

@@ -35,7 +35,7 @@ UsageBook UsageBook::starting_at(const LedgerConfig& config, TimePoint now) {
 WindowedUsageLedger& UsageBook::ledger(const Meter& meter) {
     auto found = ledgers_.find(meter);
     if (found != ledgers_.end()) return found->second;
-    WindowedUsageLedger fresh(config_);
+    WindowedUsageLedger fresh(config_for(config_, meter.owner));
     // A new meter starts at the book's clock, so it drops what the others drop.
     fresh.advance(clock_);
     return ledgers_.emplace(meter, std::move(fresh)).first->second;
@@ -56,7 +56,10 @@ bool UsageBook::charge(const UsageOwners& owners, const UsageRates& rates, doubl
     if (at > clock_) clock_ = at;
     charge_owner(Owner::association, owners.association, rates, seconds, at);
     for (QosId qos : owners.qos)
-        if (qos != 0) charge_owner(Owner::qos, qos, rates, seconds, at);
+        if (qos != 0) {
+            charge_owner(Owner::qos, qos, rates, seconds, at);
+            charge_owner(Owner::qos_undecayed, qos, rates, seconds, at);
+        }
     return true;
 }
 
@@ -90,9 +93,36 @@ std::vector<Meter> UsageBook::meters() const {
     return all;
 }
 
+namespace {
+
+bool same_records(Owner a, Owner b) {
+    const auto is_qos = [](Owner o) { return o != Owner::association; };
+    return a == b || (is_qos(a) && is_qos(b));
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> UsageBook::ids(Owner owner) const {
+    std::vector<std::uint32_t> all;
+    for (const auto& [meter, ledger] : ledgers_) {
+        if (!same_records(meter.owner, owner)) continue;
+        const std::vector<AssocId> some = ledger.associations();
+        all.insert(all.end(), some.begin(), some.end());
+    }
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    return all;
+}
+
+LedgerConfig UsageBook::config_for(const LedgerConfig& book, Owner owner) {
+    LedgerConfig config = book;
+    if (owner == Owner::qos_undecayed) config.half_life = Seconds{0};
+    return config;
+}
+
 void UsageBook::forget(Owner owner, std::uint32_t id) {
     for (auto& [meter, ledger] : ledgers_)
-        if (meter.owner == owner) ledger.forget(id);
+        if (same_records(meter.owner, owner)) ledger.forget(id);
 }
 
 // ---- State format (see README.md) ----
@@ -111,7 +141,7 @@ Meter read_meter(codec::Reader& in) {
     const auto owner = in.little<std::uint8_t>();
     in.take(3);
     const auto what = in.little<std::int64_t>();
-    if (owner > static_cast<std::uint8_t>(Owner::qos)) codec::corrupt("unknown meter owner " + std::to_string(owner));
+    if (owner > static_cast<std::uint8_t>(Owner::qos_undecayed)) codec::corrupt("unknown meter owner " + std::to_string(owner));
     const bool known = what == Meter::kBilling || what == Meter::kWall || (what > 0 && what <= 0xFFFFFFFFLL);
     if (!known) codec::corrupt("unknown meter " + std::to_string(what));
     return Meter{static_cast<Owner>(owner), what};
@@ -152,15 +182,15 @@ UsageBook UsageBook::deserialize(std::string_view bytes) {
     for (std::uint32_t i = 0; i < count; ++i) {
         const Meter meter = read_meter(in);
         if (!ledgers.empty() && !(ledgers.rbegin()->first < meter)) codec::corrupt("meters out of order or repeated");
-        WindowedUsageLedger ledger = WindowedUsageLedger::deserialize(in.take(in.little<std::uint32_t>()));
-        if (!ledgers.empty() && !(ledger.config() == ledgers.begin()->second.config()))
-            codec::corrupt("meters kept with different windows");
-        ledgers.emplace(meter, std::move(ledger));
+        ledgers.emplace(meter, WindowedUsageLedger::deserialize(in.take(in.little<std::uint32_t>())));
     }
     if (in.remaining() != 0) codec::corrupt("trailing bytes");
     const auto fair_share = ledgers.find(kFairShareMeter);
     if (fair_share == ledgers.end()) codec::corrupt("no fair-share usage");
-    UsageBook book(fair_share->second.config());
+    const LedgerConfig config = fair_share->second.config();
+    for (const auto& [meter, ledger] : ledgers)
+        if (!(ledger.config() == config_for(config, meter.owner))) codec::corrupt("meters kept with different windows");
+    UsageBook book(config);
     book.clock_ = clock;
     for (const auto& [meter, ledger] : ledgers) book.clock_ = std::max(book.clock_, ledger.clock());
     book.ledgers_ = std::move(ledgers);

@@ -14,6 +14,10 @@
 // usage up the tree) and at up to two QOS (the job's and its partition's, when they differ). Rates
 // are per second and already include the QOS UsageFactor, as multifactor charges them.
 //
+// QOS usage is kept twice: decayed with the half-life, and undecayed (a pure window) for QOS with
+// Slurm's NoDecay flag, typically an allocation budget whose GrpTRESMins should not melt. Keeping
+// both lets a QOS change its flag without a rebuild; QOS are few, so the second copy costs little.
+//
 // Errors: as WindowedUsageLedger (InputError, keys "billing_seconds", "time", "state"). A charge is
 // checked whole before any meter changes, so a rejected charge leaves the book unchanged.
 #pragma once
@@ -34,7 +38,11 @@ namespace fairway::fairshare {
 using QosId = std::uint32_t;
 using TresId = std::uint32_t;
 
-enum class Owner : std::uint8_t { association = 0, qos = 1 };
+enum class Owner : std::uint8_t {
+    association = 0,
+    qos = 1,             // decayed with the half-life
+    qos_undecayed = 2,   // the same usage without decay (QOS flag NoDecay)
+};
 
 struct Meter {
     Owner owner = Owner::association;
@@ -91,12 +99,16 @@ public:
     std::vector<Meter> meters() const;
     std::size_t meter_count() const noexcept { return ledgers_.size(); }
 
-    // Forgets every meter's usage of one association or QOS (an administrator reset it).
+    // Ids that hold usage on some meter of this owner kind (QOS: either kind), ascending.
+    std::vector<std::uint32_t> ids(Owner owner) const;
+
+    // Forgets every meter's usage of one association or QOS (an administrator reset it); a QOS
+    // forgets both its decayed and its undecayed usage.
     void forget(Owner owner, std::uint32_t id);
 
     // Versioned, CRC32-checked bytes: each meter's ledger in WindowedUsageLedger's format.
     // deserialize() throws InputError (key "state") on any defect, including a ledger configured
-    // unlike the book and a missing association billing meter.
+    // unlike the book (undecayed meters: with half-life 0) and a missing association billing meter.
     std::string serialize() const;
     static UsageBook deserialize(std::string_view bytes);
     // True when `bytes` start like a WindowedUsageLedger alone (fairway's state before the book):
@@ -105,6 +117,8 @@ public:
 
 private:
     WindowedUsageLedger& ledger(const Meter& meter);
+    // The configuration of an owner's meters: the book's, without decay for qos_undecayed.
+    static LedgerConfig config_for(const LedgerConfig& book, Owner owner);
     void charge_owner(Owner owner, std::uint32_t id, const UsageRates& rates, double seconds, TimePoint at);
 
     LedgerConfig config_;

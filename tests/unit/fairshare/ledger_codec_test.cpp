@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "fairshare/crc32.h"
 #include "fairshare/usage_ledger.h"
+#include "state_bytes.h"
 
 namespace fairway::fairshare {
 namespace {
@@ -22,28 +23,11 @@ WindowedUsageLedger sample(Seconds window) {
     return ledger;
 }
 
-// Re-seals bytes with a valid checksum, to reach the checks behind the CRC.
-std::string resealed(std::string bytes) {
-    bytes.resize(bytes.size() - 4);
-    const std::uint32_t crc = crc32(bytes);
-    for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<char>((crc >> (8 * i)) & 0xFF));
-    return bytes;
-}
-
-void put_u32(std::string& bytes, std::size_t offset, std::uint32_t value) {
-    for (int i = 0; i < 4; ++i) bytes[offset + i] = static_cast<char>((value >> (8 * i)) & 0xFF);
-}
-void put_u64(std::string& bytes, std::size_t offset, std::uint64_t value) {
-    for (int i = 0; i < 8; ++i) bytes[offset + i] = static_cast<char>((value >> (8 * i)) & 0xFF);
-}
-
-void expect_state_error(std::string_view bytes, const char* what) {
-    try {
-        WindowedUsageLedger::deserialize(bytes);
-        ADD_FAILURE() << what << ": accepted";
-    } catch (const InputError& error) {
-        EXPECT_EQ(error.where().key, "state") << what;
-    }
+using testing::put_u32;
+using testing::put_u64;
+using testing::resealed;
+void expect_state_error(std::string_view bytes, const std::string& what) {
+    testing::expect_state_error<WindowedUsageLedger>(bytes, what);
 }
 
 TEST(LedgerState, Crc32MatchesTheStandardCheckValue) {
@@ -83,7 +67,7 @@ TEST(LedgerState, EveryFlippedByteIsRejected) {
             for (unsigned char mask : {0x01, 0x80, 0xFF}) {
                 std::string damaged = bytes;
                 damaged[i] = static_cast<char>(damaged[i] ^ mask);
-                expect_state_error(damaged, ("byte " + std::to_string(i)).c_str());
+                expect_state_error(damaged, "byte " + std::to_string(i));
             }
     }
 }

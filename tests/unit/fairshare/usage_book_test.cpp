@@ -10,8 +10,8 @@
 
 #include "common/error.h"
 #include "fairshare/association_tree.h"
-#include "fairshare/crc32.h"
 #include "fairshare/usage_book.h"
+#include "state_bytes.h"
 
 namespace fairway::fairshare {
 namespace {
@@ -41,14 +41,16 @@ TEST(UsageBook, OneChargeReachesEveryMeterOfItsOwners) {
     EXPECT_DOUBLE_EQ(usage_of(book, Meter::tres(Owner::association, kCpu), 7, now), 400);
     EXPECT_DOUBLE_EQ(usage_of(book, Meter::tres(Owner::association, kGpu), 7, now), 200);
     for (QosId qos : {3U, 4U}) {
-        EXPECT_DOUBLE_EQ(usage_of(book, Meter::billing(Owner::qos), qos, now), 2000) << qos;
-        EXPECT_DOUBLE_EQ(usage_of(book, Meter::wall(Owner::qos), qos, now), 100) << qos;
-        EXPECT_DOUBLE_EQ(usage_of(book, Meter::tres(Owner::qos, kCpu), qos, now), 400) << qos;
-        EXPECT_DOUBLE_EQ(usage_of(book, Meter::tres(Owner::qos, kGpu), qos, now), 200) << qos;
+        for (Owner owner : {Owner::qos, Owner::qos_undecayed}) {
+            EXPECT_DOUBLE_EQ(usage_of(book, Meter::billing(owner), qos, now), 2000) << qos;
+            EXPECT_DOUBLE_EQ(usage_of(book, Meter::wall(owner), qos, now), 100) << qos;
+            EXPECT_DOUBLE_EQ(usage_of(book, Meter::tres(owner, kCpu), qos, now), 400) << qos;
+            EXPECT_DOUBLE_EQ(usage_of(book, Meter::tres(owner, kGpu), qos, now), 200) << qos;
+        }
     }
     // Association ids and QOS ids are separate spaces.
     EXPECT_EQ(book.fair_share_usage().usage(3, now), 0);
-    EXPECT_EQ(book.meters().size(), 8U);
+    EXPECT_EQ(book.meters().size(), 12U);
 }
 
 TEST(UsageBook, NoQosAndZeroRatesMakeNoMeters) {
@@ -67,6 +69,19 @@ TEST(UsageBook, UsageFactorScalesEveryMeter) {
     EXPECT_DOUBLE_EQ(book.fair_share_usage().usage(7, at(10000)), 1000);
     EXPECT_DOUBLE_EQ(usage_of(book, Meter::wall(Owner::qos), 3, at(10000)), 50);
     EXPECT_DOUBLE_EQ(usage_of(book, Meter::tres(Owner::qos, kCpu), 3, at(10000)), 200);
+}
+
+TEST(UsageBook, UndecayedQosUsageKeepsItsValueUntilItLeavesTheWindow) {
+    UsageBook book(LedgerConfig{Seconds{3600}, Seconds{600}, Seconds{60}});   // half-life 10 min
+    book.charge(UsageOwners{7, {3, 0}}, job_rates(), 100, at(10000));
+    book.advance(at(10600));
+    const TimePoint later = at(10600);
+    EXPECT_DOUBLE_EQ(book.fair_share_usage().usage(7, later), 1000) << "one half-life later";
+    EXPECT_DOUBLE_EQ(usage_of(book, Meter::billing(Owner::qos), 3, later), 1000);
+    EXPECT_DOUBLE_EQ(usage_of(book, Meter::billing(Owner::qos_undecayed), 3, later), 2000);
+    EXPECT_DOUBLE_EQ(usage_of(book, Meter::tres(Owner::qos_undecayed, kCpu), 3, later), 400);
+    book.advance(at(10000 + 3600 + 60));
+    EXPECT_EQ(book.meters().size(), 0U) << "both leave the window together";
 }
 
 TEST(UsageBook, ABadChargeChangesNothing) {
@@ -117,8 +132,13 @@ TEST(UsageBook, ForgetClearsOneOwnerOnEveryMeter) {
         EXPECT_EQ(book.find(meter)->usage(7, at(10000)), 0);
         EXPECT_GT(book.find(meter)->usage(8, at(10000)), 0);
     }
+    EXPECT_EQ(book.ids(Owner::association), (std::vector<std::uint32_t>{8}));
+    EXPECT_EQ(book.ids(Owner::qos), (std::vector<std::uint32_t>{3}));
+    EXPECT_EQ(book.ids(Owner::qos_undecayed), (std::vector<std::uint32_t>{3})) << "either QOS kind";
     book.forget(Owner::qos, 3);
+    EXPECT_TRUE(book.ids(Owner::qos).empty());
     EXPECT_EQ(usage_of(book, Meter::wall(Owner::qos), 3, at(10000)), 0);
+    EXPECT_EQ(usage_of(book, Meter::wall(Owner::qos_undecayed), 3, at(10000)), 0);
     EXPECT_GT(book.fair_share_usage().usage(8, at(10000)), 0);
 }
 
@@ -171,20 +191,9 @@ TEST(UsageBookState, RoundTripKeepsEveryMeter) {
     }
 }
 
-std::string resealed(std::string bytes) {
-    bytes.resize(bytes.size() - 4);
-    const std::uint32_t crc = crc32(bytes);
-    for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<char>((crc >> (8 * i)) & 0xFF));
-    return bytes;
-}
-
+using testing::resealed;
 void expect_state_error(std::string_view bytes, const std::string& what) {
-    try {
-        UsageBook::deserialize(bytes);
-        ADD_FAILURE() << what << ": accepted";
-    } catch (const InputError& error) {
-        EXPECT_EQ(error.where().key, "state") << what;
-    }
+    testing::expect_state_error<UsageBook>(bytes, what);
 }
 
 TEST(UsageBookState, EveryCorruptionIsRejected) {
@@ -258,8 +267,8 @@ TEST(UsageBookState, MetersKeptWithAnotherWindowAreRejected) {
     other.charge(UsageOwners{7, {3, 0}}, UsageRates{0, 1, {}}, 100, at(10000));
     const std::string a = one.serialize(), b = other.serialize();
     const SavedMeter fair_share = saved_meters(a).front();
-    const SavedMeter qos_wall = saved_meters(b).back();
-    ASSERT_EQ(qos_wall.owner, 1);
+    const std::vector<SavedMeter> others = saved_meters(b);
+    const SavedMeter qos_wall = *std::find_if(others.begin(), others.end(), [](const SavedMeter& m) { return m.owner == 1; });
     std::string mixed = a.substr(0, fair_share.offset + fair_share.length) +
                         b.substr(qos_wall.offset, qos_wall.length) + a.substr(a.size() - 4);
     mixed[4 + 2 + 2 + 8] = 2;
