@@ -1,7 +1,8 @@
 #!/bin/bash
 # priority/fairway keeps usage across slurmctld restarts: a clean restart and a kill -9 in the
 # middle of a running job recover it from the state file (the running job is charged exactly once);
-# a corrupt state file is logged and the usage is rebuilt from slurmdbd's accounting. Finally
+# a corrupt state file, or one of an earlier fairway, is logged and the usage is rebuilt from
+# slurmdbd's accounting. Finally
 # sshare's own load of the plugin (classic fair-share, PriorityFlags=NO_FAIR_TREE) computes FairShare.
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
@@ -61,16 +62,27 @@ fi
 before=$(settled_usage alice) || fail "alice's RawUsage does not settle: $(raw_usage alice)"
 note "after kill -9: RawUsage $before (at the kill $at_kill), accounting $(expected_usage alice), job $(job_state "$running")"
 
-# 3. A corrupt state file: logged, and the usage rebuilt from accounting.
-stop_ctld TERM
-head -c 300 /dev/urandom >"$STATE_FILE"
-"$CLUSTER" restart-ctld >/dev/null || fail "cluster restart-ctld after corrupting the state failed"
-wait_for 30 "the usage to be rebuilt from accounting" restarted_with "usage rebuilt from accounting" ||
-    fail "no rebuild logged: $(slurmctld_log_since_start | grep fairway | tr '\n' ';')"
-ctld_log_has "is unusable" || fail "the corrupt state file was not reported"
-wait_for 10 "alice's rebuilt usage" usage_matches_accounting 5 ||
-    fail "rebuilt RawUsage $(raw_usage alice) vs accounting $(expected_usage alice) (was $before)"
-note "rebuilt from accounting: RawUsage $(raw_usage alice) (was $before)"
+# 3. A corrupt state file, and one of an earlier fairway that kept fair-share usage only (a bare
+# ledger, "FWLG" format version 1, here empty): each is logged, and the usage rebuilt from accounting.
+corrupt_state() { head -c 300 /dev/urandom >"$STATE_FILE"; }
+earlier_fairway_state() {
+    python3 - "$STATE_FILE" <<'PY'
+import struct, sys, zlib
+body = b"FWLG" + struct.pack("<HHqqqqqI", 1, 0, 14 * 86400, 7 * 86400, 12096, 1700000000, 1700000000, 0)
+open(sys.argv[1], "wb").write(body + struct.pack("<I", zlib.crc32(body)))
+PY
+}
+for damage in corrupt_state:"is unusable" earlier_fairway_state:"holds fair-share usage only"; do
+    stop_ctld TERM
+    ${damage%%:*} || fail "cannot write the state file ($damage)"
+    "$CLUSTER" restart-ctld >/dev/null || fail "cluster restart-ctld after ${damage%%:*} failed"
+    wait_for 30 "the usage to be rebuilt from accounting" restarted_with "usage rebuilt from accounting" ||
+        fail "no rebuild logged after ${damage%%:*}: $(slurmctld_log_since_start | grep fairway | tr '\n' ';')"
+    ctld_log_has "${damage#*:}" || fail "${damage%%:*}: '${damage#*:}' was not logged"
+    wait_for 10 "alice's rebuilt usage" usage_matches_accounting 5 ||
+        fail "rebuilt RawUsage $(raw_usage alice) vs accounting $(expected_usage alice) (was $before)"
+    note "${damage%%:*}: rebuilt from accounting, RawUsage $(raw_usage alice) (was $before)"
+done
 
 # 4. Classic fair-share: sshare loads the plugin itself to compute FairShare.
 "$CLUSTER" conf-set PriorityFlags=NO_FAIR_TREE >/dev/null || fail "cluster conf-set PriorityFlags failed"
