@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "priority/list_walk.h"
+
 namespace fairway::priority {
 namespace {
 
@@ -21,11 +23,10 @@ void for_each_qos(Visit visit)
 {
     if (!assoc_mgr_qos_list)
         return;
-    ListIterator it = list_iterator_create(assoc_mgr_qos_list);
-    while (auto* qos = static_cast<slurmdb_qos_rec_t*>(list_next(it)))
+    walk_list<slurmdb_qos_rec_t>(assoc_mgr_qos_list, "QOS walk", [&](slurmdb_qos_rec_t* qos) {
         if (qos->usage)
             visit(qos);
-    list_iterator_destroy(it);
+    });
 }
 
 double usage_or_zero(const fairshare::WindowedUsageLedger* ledger, uint32_t id, fairshare::TimePoint now)
