@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "fairshare/age_calendar.h"
 #include "fairshare/association_tree.h"
 #include "fairshare/fair_share.h"
 #include "fairshare/usage_book.h"
@@ -64,8 +65,8 @@ private:
     // What a walk over the jobs did.
     struct Walk {
         int changed = 0;            // priorities changed
-        bool complete = true;       // every job was visited (no walk stopped early)
-        bool ages_settled = true;   // JobPrioritizer::ages_settled
+        bool complete = true;       // every job given was visited (no walk stopped early)
+        bool all_jobs = true;       // it was given every job, not only those due (age_calendar_)
     };
     // What the last walk depended on (walk_memo.h); pass thread only, under the job write lock.
     struct RememberedWalk {
@@ -76,7 +77,7 @@ private:
     };
 
     // Steps of a pass (calc_pass.cpp).
-    std::optional<int> charge_and_reprioritize(const Settings& settings, time_t now, CollectedUsage& usage);
+    std::optional<Walk> charge_and_reprioritize(const Settings& settings, time_t now, CollectedUsage& usage);
     static JobsByState jobs_by_state(List job_list);
     CollectedUsage collect_usage(const std::vector<job_record_t*>& jobs,
                                  const std::vector<slurmdb_assoc_rec_t*>& associations, time_t now);
@@ -89,13 +90,17 @@ private:
     void publish_limits(const std::shared_ptr<const fairshare::AssociationTree>& hierarchy,
                         const std::vector<slurmdb_assoc_rec_t*>& associations, time_t now);
     Walk reprioritize_jobs(const JobsByState& jobs, time_t now);
+    Walk reprioritize_due_jobs(time_t now);
+    Walk reprioritize(const std::vector<job_record_t*>& first, const std::vector<job_record_t*>& second, time_t now);
+    void mark_jobs_updated();
+    bool backfill_may_have_ended_in(time_t second) const;
     // Skipping the walk when it would change nothing (walk_skip.cpp).
     fairshare::WalkStamp job_side_stamp();
     fairshare::WalkStamp stamp(std::uint64_t fingerprint) const;
     bool jobs_of_last_walk_that_may_accrue(const fairshare::WalkStamp& seen, time_t now,
                                            std::vector<job_record_t*>& jobs) const;
     static std::uint64_t association_side_inputs(const CollectedUsage& usage);
-    bool walk_would_repeat(const fairshare::WalkStamp& seen, std::uint64_t association_inputs, time_t now);
+    fairshare::WalkPlan plan_walk(const fairshare::WalkStamp& seen, std::uint64_t association_inputs, time_t now);
     void remember_walk(const fairshare::WalkStamp& seen, std::uint64_t association_inputs, const Walk& walk,
                        const std::vector<job_record_t*>& may_accrue);
     void warn_if_gpus_unbilled();
@@ -112,6 +117,13 @@ private:
     std::string last_saved_to_;  // ... and its path; both touched only by the pass thread
     std::shared_ptr<const fairshare::AssociationTree> hierarchy_;   // the last pass's; pass thread only
     std::optional<RememberedWalk> last_walk_;
+    // When the walked jobs' priorities next change by aging alone; pass thread only, under the job
+    // write lock. Filled by a walk over all jobs, drawn from and topped up by one over those due.
+    fairshare::AgeCalendar age_calendar_;
+    // The time of the last walk: the jobs it did not recompute (not due) keep an older age factor,
+    // which sprio's listing brings forward to this time. Written under the job write lock, read
+    // under the job read lock.
+    time_t ages_as_of_ = 0;
     LimitsPublisher limits_;     // pass thread only
     PeriodicThread thread_;
 

@@ -11,8 +11,8 @@
 //      save while the file is younger than 1.5 periods
 // Both walks prefetch the records ahead of the job they work on (list_walk.h). When no job
 // changed since the last walk, step 2 takes the jobs that may accrue usage from the last walk
-// instead of the whole list, and step 5 is skipped if it would write what is already there
-// (walk_skip.cpp).
+// instead of the whole list, and step 5 recomputes only the jobs whose priority aging changes
+// since, or none at all (walk_skip.cpp).
 #include <algorithm>
 #include <chrono>
 #include <exception>
@@ -51,11 +51,12 @@ void Adapter::run_pass()
         if (with_accounting_)
             rebuild_if_needed(*settings, now);
         CollectedUsage usage;
-        const std::optional<int> changed = charge_and_reprioritize(*settings, now, usage);
+        const std::optional<Walk> walk = charge_and_reprioritize(*settings, now, usage);
         save_state_if_due(usage, now);
-        if (changed)
-            log_flag(PRIO, "priority/fairway: pass charged %zu jobs, changed %d priorities in %.3f ms",
-                     usage.charges.size(), *changed, elapsed_ms(started));
+        if (walk)
+            log_flag(PRIO, "priority/fairway: pass charged %zu jobs, %s, changed %d priorities in %.3f ms",
+                     usage.charges.size(), walk->all_jobs ? "walked all jobs" : "walked the jobs due by age",
+                     walk->changed, elapsed_ms(started));
         else
             log_flag(PRIO, "priority/fairway: pass charged %zu jobs, skipped the job walk (nothing changed) in %.3f ms",
                      usage.charges.size(), elapsed_ms(started));
@@ -66,9 +67,9 @@ void Adapter::run_pass()
     }
 }
 
-// Steps 2 to 5; returns how many priorities changed (none: the walk was skipped) and leaves what
-// was collected in `usage`.
-std::optional<int> Adapter::charge_and_reprioritize(const Settings& settings, time_t now, CollectedUsage& usage)
+// Steps 2 to 5; returns what the walk did (none: it was skipped) and leaves what was collected in
+// `usage`.
+std::optional<Adapter::Walk> Adapter::charge_and_reprioritize(const Settings& settings, time_t now, CollectedUsage& usage)
 {
     SlurmctldLock locks(symbols_, {.job = WRITE_LOCK, .part = READ_LOCK});
     const fairshare::WalkStamp seen = job_side_stamp();
@@ -88,14 +89,21 @@ std::optional<int> Adapter::charge_and_reprioritize(const Settings& settings, ti
         }
         association_inputs = association_side_inputs(usage);
     }
-    if (jobs_unchanged) {
-        if (walk_would_repeat(seen, association_inputs, now))
-            return std::nullopt;
-        jobs = jobs_by_state(*symbols_.job_list);
+    Walk walk;
+    switch (jobs_unchanged ? plan_walk(seen, association_inputs, now) : fairshare::WalkPlan::all_jobs) {
+    case fairshare::WalkPlan::none:
+        return std::nullopt;
+    case fairshare::WalkPlan::due_jobs:
+        walk = reprioritize_due_jobs(now);
+        break;
+    case fairshare::WalkPlan::all_jobs:
+        if (jobs_unchanged)
+            jobs = jobs_by_state(*symbols_.job_list);
+        walk = reprioritize_jobs(jobs, now);
+        break;
     }
-    const Walk walk = reprioritize_jobs(jobs, now);
     remember_walk(seen, association_inputs, walk, jobs.others);
-    return walk.changed;
+    return walk;
 }
 
 // Pending jobs are most of the list and need only their priority; the others (running, ended,
@@ -244,7 +252,33 @@ void Adapter::publish_limits(const std::shared_ptr<const fairshare::AssociationT
         limits_.publish(*book_, hierarchy, associations, time_point(now));
 }
 
+// Every job: the pending ones, then those that may accrue usage (a pending job that is still
+// completing, or a running one with CALCULATE_RUNNING).
 Adapter::Walk Adapter::reprioritize_jobs(const JobsByState& jobs, time_t now)
+{
+    age_calendar_.clear();
+    Walk walk = reprioritize(jobs.pending, jobs.others, now);
+    walk.all_jobs = true;
+    return walk;
+}
+
+// Only the jobs whose priority aging has changed since the last walk; the jobs that are gone or
+// no longer pending are not found, or not wanted, and drop out of the calendar.
+Adapter::Walk Adapter::reprioritize_due_jobs(time_t now)
+{
+    std::vector<job_record_t*> due;
+    for (const uint32_t id : age_calendar_.take_due(time_point(now))) {
+        if (job_record_t* job = symbols_.find_job(id))
+            due.push_back(job);
+    }
+    Walk walk = reprioritize(due, {}, now);
+    walk.all_jobs = false;
+    return walk;
+}
+
+// Recomputes the jobs given, adding each to the calendar again while aging can change it.
+Adapter::Walk Adapter::reprioritize(const std::vector<job_record_t*>& first, const std::vector<job_record_t*>& second,
+                                    time_t now)
 {
     JobPrioritizer prioritizer(current_settings(), current_fair_share(), symbols_);
     // Lets a site_factor plugin refresh its values first, as multifactor does.
@@ -253,18 +287,40 @@ Adapter::Walk Adapter::reprioritize_jobs(const JobsByState& jobs, time_t now)
     int changed = 0;
     const auto update = [&](job_record_t* job) {
         try {
-            changed += prioritizer.update(job, now) ? 1 : 0;
+            changed += prioritizer.update(job, now, &age_calendar_) ? 1 : 0;
         } catch (const InputError& e) {
             error("priority/fairway: priority of %pJ not updated: %s", job, e.what());
         }
     };
-    bool complete = visit_prefetching(jobs.pending, "priority walk", prioritizer.prefetcher(), update);
-    // A pending job that is still completing, or a running one with CALCULATE_RUNNING.
-    complete = visit_prefetching(jobs.others, "priority walk", prioritizer.prefetcher(), update) && complete;
+    bool complete = visit_prefetching(first, "priority walk", prioritizer.prefetcher(), update);
+    complete = visit_prefetching(second, "priority walk", prioritizer.prefetcher(), update) && complete;
+    ages_as_of_ = now;
     // Only a real change makes the schedulers rebuild their queues.
     if (changed)
-        *symbols_.last_job_update = now;
-    return Walk{.changed = changed, .complete = complete, .ages_settled = prioritizer.ages_settled()};
+        mark_jobs_updated();
+    return Walk{.changed = changed, .complete = complete};
+}
+
+void Adapter::mark_jobs_updated()
+{
+    const time_t end = time(nullptr);
+    *symbols_.last_job_update = static_cast<time_t>(
+        fairshare::job_update_mark(*symbols_.last_job_update, end, backfill_may_have_ended_in(end)));
+}
+
+// Backfill runs a cycle only for a stamp at or after the second its last cycle ended in. slurmctld
+// shows the second that cycle started in (before it built its queue) and how long it worked,
+// not counting the queue or the sleeps when it yielded its locks: half as long again, and two
+// seconds more, covers them. Unknown (no statistics found): maybe.
+bool Adapter::backfill_may_have_ended_in(time_t second) const
+{
+    const diag_stats_t* stats = symbols_.diag_stats;
+    if (!stats || stats->bf_active)
+        return true;
+    if (!stats->bf_when_last_cycle)
+        return false;
+    const double span = 1.5 * static_cast<double>(stats->bf_cycle_last) / 1e6 + 2;
+    return static_cast<double>(second - stats->bf_when_last_cycle) <= span;
 }
 
 void Adapter::warn_if_gpus_unbilled()

@@ -45,13 +45,36 @@ List partitions_named(const char* names, const SlurmctldSymbols& symbols)
     return found;
 }
 
-priority_factors_object_t* factors_of(job_record_t* job, part_record_t* partition)
+// A pass that recomputed only the jobs due by age (age_calendar.h) left the others' stored age
+// factor at their last recomputation, though their integer priority is what a walk over all jobs
+// would have stored. sprio shows their age as of the last pass, so that its sum is that priority.
+// A job recomputed since (submitted or updated) keeps its own: with the same accrue time, an age
+// factor only grows.
+struct AgesAsOf {
+    const fairshare::PriorityConfig& config;
+    time_t when;   // the last walk; 0: none since slurmctld started, so the stored ones are current
+
+    void bring_forward(const job_record_t* job, priority_factors_object_t* factors) const
+    {
+        if (!when || !job->details)
+            return;
+        std::optional<fairshare::TimePoint> accrue;
+        if (job->details->accrue_time)
+            accrue = fairshare::TimePoint{Seconds{job->details->accrue_time}};
+        const double age = fairshare::age_factor(config, accrue, fairshare::TimePoint{Seconds{when}}) * config.weights.age;
+        factors->priority_age = std::max(factors->priority_age, age);
+    }
+};
+
+priority_factors_object_t* factors_of(job_record_t* job, part_record_t* partition, const AgesAsOf& ages)
 {
     auto* factors = static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
-    if (job->direct_set_prio)
+    if (job->direct_set_prio) {
         factors->direct_prio = job->priority;
-    else
+    } else {
         slurm_copy_priority_factors_object(factors, job->prio_factors);
+        ages.bring_forward(job, factors);
+    }
     factors->job_id = job->job_id;
     factors->partition = partition->name;  // as multifactor: the packer copies it, lock still held
     factors->user_id = job->user_id;
@@ -60,18 +83,19 @@ priority_factors_object_t* factors_of(job_record_t* job, part_record_t* partitio
 
 // One entry for a single-partition job; one per wanted partition for a multi-partition job, whose
 // partition and TRES factors differ by partition.
-void append_factors(job_record_t* job, List wanted_partitions, JobPrioritizer& prioritizer, time_t now, List out)
+void append_factors(job_record_t* job, List wanted_partitions, JobPrioritizer& prioritizer, const AgesAsOf& ages,
+                    time_t now, List out)
 {
     if (!job->part_ptr_list) {
         if (job->part_ptr && partition_wanted(wanted_partitions, job->part_ptr))
-            list_append(out, factors_of(job, job->part_ptr));
+            list_append(out, factors_of(job, job->part_ptr, ages));
         return;
     }
     ListIterator parts = list_iterator_create(job->part_ptr_list);
     while (auto* partition = static_cast<part_record_t*>(list_next(parts))) {
         if (!partition_wanted(wanted_partitions, partition))
             continue;
-        priority_factors_object_t* factors = factors_of(job, partition);
+        priority_factors_object_t* factors = factors_of(job, partition, ages);
         AssocMgrLock assoc({.assoc = READ_LOCK, .qos = READ_LOCK});
         prioritizer.factors_in_partition(job, partition, now, factors);
         list_append(out, factors);
@@ -116,8 +140,10 @@ struct ListingPrefetcher {
     }
     void dependents(const job_record_t* job) const
     {
-        if (job->details)
+        if (job->details) {
             prefetch(accrue_always ? &job->details->submit_time : &job->details->begin_time);
+            prefetch(&job->details->accrue_time);
+        }
         prefetch_whole(job->prio_factors);
     }
 };
@@ -135,13 +161,14 @@ List Adapter::priority_factors(priority_factors_request_msg_t* request, uid_t ui
     List wanted_partitions = partitions_named(request->partitions, symbols_);
     List out = list_create(slurm_destroy_priority_factors_object);
     const ListingPrefetcher prefetcher{settings->accrue_always};
+    const AgesAsOf ages{settings->priority, ages_as_of_};
     const auto jobs = list_items<job_record_t>(*symbols_.job_list, "sprio listing");
     visit_prefetching(jobs, "sprio listing", prefetcher, [&](job_record_t* job) {
         if (!listed_for_sprio(job, *settings, now) || !list_holds(request->job_id_list, job->job_id) ||
             !list_holds(request->uid_list, job->user_id) || !may_see_job(job, uid))
             return;
         try {
-            append_factors(job, wanted_partitions, prioritizer, now, out);
+            append_factors(job, wanted_partitions, prioritizer, ages, now, out);
         } catch (const InputError& e) {
             error("priority/fairway: priority factors of %pJ not listed: %s", job, e.what());
         }

@@ -229,21 +229,15 @@ bool JobPrioritizer::write_partition_priorities(job_record_t* job, const fairsha
     return changed;
 }
 
-void JobPrioritizer::note_age(time_t now)
-{
-    if (!settings_->priority.weights.age)
-        return;
-    const std::optional<fairshare::TimePoint>& accrue = facts_.accrue_time;
-    if (!accrue || time_point(now) - *accrue < settings_->priority.max_age)
-        ages_settled_ = false;
-}
-
-bool JobPrioritizer::update(job_record_t* job, time_t now)
+bool JobPrioritizer::update(job_record_t* job, time_t now, fairshare::AgeCalendar* calendar)
 {
     if (!wants(job))
         return false;
     const fairshare::JobPriority priority = compute(job, now);
-    note_age(now);
+    if (calendar) {
+        if (const auto due = fairshare::next_priority_change(settings_->priority, facts_, priority, time_point(now)))
+            calendar->add(job->job_id, *due);
+    }
     write_factors(job, priority);
     bool changed = write_partition_priorities(job, priority);
     if (job->priority != priority.priority && !(settings_->incr_only && job->priority > priority.priority)) {

@@ -7,6 +7,7 @@
 
 #include "common/pointer_table.h"
 
+#include "fairshare/age_calendar.h"
 #include "fairshare/fair_share.h"
 #include "fairshare/job_priority.h"
 #include "priority/settings.h"
@@ -26,9 +27,10 @@ public:
 
     // Recomputes a pending job (or a running one with CALCULATE_RUNNING). Returns true when
     // job_ptr->priority or its priority_array changed. Held and directly set priorities are left
-    // alone. Caller holds the job write lock, the partition read lock and assoc_mgr's assoc and
+    // alone. When aging alone can change the result, the time it can is added to `calendar` (if
+    // given). Caller holds the job write lock, the partition read lock and assoc_mgr's assoc and
     // QOS read locks.
-    bool update(job_record_t* job, time_t now);
+    bool update(job_record_t* job, time_t now, fairshare::AgeCalendar* calendar = nullptr);
 
     // The priority for priority_p_set: computes factors and the array, returns the priority
     // (Slurm stores it). Same locks as update() except assoc_mgr's, which this takes itself.
@@ -40,10 +42,6 @@ public:
                               priority_factors_object_t* out);
 
     bool wants(const job_record_t* job) const;
-
-    // False once update() met a job whose age factor can still grow (below PriorityMaxAge, or not
-    // accruing age yet) while age has a weight: a later walk could then differ (walk_memo.h).
-    bool ages_settled() const { return ages_settled_; }
 
     // Requests the cache lines update() reads of a job record, and then of what the record points
     // to (details, prio_factors, TRES counts); the Prefetcher of walk_list_prefetching.
@@ -67,7 +65,6 @@ private:
     void fill_job_facts(const job_record_t* job, time_t now);
     void fill_partition_facts(job_record_t* job);
     void add_partition(const part_record_t* partition);
-    void note_age(time_t now);
     void write_factors(job_record_t* job, const fairshare::JobPriority& priority) const;
     bool write_partition_priorities(job_record_t* job, const fairshare::JobPriority& priority) const;
 
@@ -79,7 +76,6 @@ private:
     fairshare::JobFacts facts_;   // reused across jobs to avoid allocating per job
     const part_record_t* facts_partition_ = nullptr;   // facts_.partitions is this one partition's
     PointerTable<slurmdb_assoc_rec_t, AssociationFacts> associations_;
-    bool ages_settled_ = true;
 };
 
 }  // namespace fairway::priority

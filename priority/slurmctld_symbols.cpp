@@ -34,6 +34,7 @@ SlurmctldSymbols find_slurmctld_symbols()
     look_up(symbols.find_job, "find_job_record");
     look_up(symbols.is_operator, "validate_operator");
     look_up(symbols.billable_tres, "calc_job_billable_tres");
+    look_up(symbols.diag_stats, "slurmctld_diag_stats");
     return symbols;
 }
 

@@ -1,5 +1,6 @@
-// Skipping a pass's walk over the jobs when it would write what the last walk wrote (the rule is
-// the core's, fairshare/walk_memo.h; this file gathers what slurmctld shows of the inputs).
+// Skipping a pass's walk over the jobs when it would write what the last walk wrote, or narrowing
+// it to the jobs whose priority aging changes (the rules are the core's, fairshare/walk_memo.h and
+// age_calendar.h; this file gathers what slurmctld shows of the inputs).
 //
 // What a walk reads, and how a change of it is seen without visiting the jobs:
 // - the jobs themselves: slurmctld stamps every change of a job (submission, update, start, end,
@@ -7,11 +8,12 @@
 // - partitions, QOS, associations (priorities, shares, records), the cluster's size, fairway's
 //   settings: a fingerprint of them, taken every pass;
 // - fair-share factors: compared with the ones the last walk used;
-// - ages: a skip needs every walked age factor at its maximum already (or age weightless), since
-//   a job's age grows with no change stamped anywhere; jobs that do not accrue age yet prevent it;
+// - ages: a job's age grows with no change stamped anywhere, so when only time went by, the jobs
+//   recomputed are those the age calendar says are due (jobs that do not accrue age yet are due
+//   every pass), and the walk is skipped only when the calendar is empty;
 // - a site_factor plugin may change any job when it updates: no skip with one configured.
-// Nothing else (no job pointer) is kept between passes, so a change that slips past all of this
-// is only postponed, to the walk made at least every kLongestSkip.
+// Nothing else (no job pointer, only ids) is kept between passes, so a change that slips past all
+// of this is only postponed, to the walk over all jobs made at least every kLongestSkip.
 #include <cstring>
 
 #include "priority/adapter.h"
@@ -94,19 +96,20 @@ std::uint64_t Adapter::association_side_inputs(const CollectedUsage& usage)
     return fairshare::Fingerprint().add(usage.association_inputs).add(qos_inputs()).value();
 }
 
-bool Adapter::walk_would_repeat(const fairshare::WalkStamp& seen, std::uint64_t association_inputs, time_t now)
+fairshare::WalkPlan Adapter::plan_walk(const fairshare::WalkStamp& seen, std::uint64_t association_inputs, time_t now)
 {
     if (!last_walk_)
-        return false;
+        return fairshare::WalkPlan::all_jobs;
     const auto fair_share = current_fair_share();
     const auto& used = last_walk_->fair_share;
     const bool same_fair_share = fair_share && used ? fair_share->same_job_factors(*used) : fair_share == used;
-    return fairshare::walk_would_repeat(last_walk_->walk, seen, association_inputs, same_fair_share, now, kLongestSkip);
+    return fairshare::plan_walk(last_walk_->walk, seen, association_inputs, same_fair_share, now, kLongestSkip);
 }
 
 // Called at the end of a walk, still under the locks `seen` was read under (so its fingerprint
-// still holds): the stamp read now includes the walk's own, if it changed a priority, so the next
-// pass walks once more. A walk that stopped early leaves nothing to go by.
+// still holds): the stamp read now includes the walk's own mark, if it changed a priority
+// (walk_memo.h's job_update_mark says when the next pass can tell that mark from a later change).
+// A walk that stopped early leaves nothing to go by.
 void Adapter::remember_walk(const fairshare::WalkStamp& seen, std::uint64_t association_inputs, const Walk& walk,
                             const std::vector<job_record_t*>& may_accrue)
 {
@@ -114,7 +117,9 @@ void Adapter::remember_walk(const fairshare::WalkStamp& seen, std::uint64_t asso
         last_walk_.reset();
         return;
     }
-    RememberedWalk remembered{.walk = {stamp(seen.fingerprint), association_inputs, walk.ages_settled},
+    const fairshare::WalkStamp end = stamp(seen.fingerprint);
+    const std::int64_t full_walk_at = walk.all_jobs ? seen.seen_at : last_walk_->walk.full_walk_at;
+    RememberedWalk remembered{.walk = {end, association_inputs, age_calendar_.empty(), full_walk_at},
                               .may_accrue = {},
                               .fair_share = current_fair_share(),
                               .settings = current_settings()};

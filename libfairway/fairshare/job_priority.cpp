@@ -33,14 +33,6 @@ void validate(const PriorityConfig& config, const JobFacts& job) {
     }
 }
 
-double age_factor(const PriorityConfig& config, const JobFacts& job, TimePoint now) {
-    if (config.weights.age == 0 || !job.accrue_time || job.accrue_time->time_since_epoch().count() == 0) return 0;
-    // multifactor keeps the age in a uint32_t
-    const auto diff = now > *job.accrue_time ? static_cast<std::uint32_t>((now - *job.accrue_time).count()) : 0U;
-    const auto max_age = static_cast<std::uint32_t>(config.max_age.count());
-    return diff < max_age ? static_cast<double>(diff) / static_cast<double>(max_age) : 1.0;
-}
-
 double job_size_relative_to_time(const PriorityConfig& config, const ClusterShape& cluster, const JobFacts& job) {
     double size = static_cast<double>(job.min_nodes) * cluster.cpus / cluster.nodes;
     if (job.cpus > size) size = job.cpus;
@@ -102,7 +94,7 @@ PriorityFactors normalised_factors(const PriorityConfig& config, const ClusterSh
     const PriorityWeights& w = config.weights;
     const PartitionFacts& part = job.partitions.front();
     PriorityFactors f;
-    f.age = age_factor(config, job, now);
+    f.age = age_factor(config, job.accrue_time, now);
     f.fairshare = w.fairshare ? job.fairshare_factor : 0;
     f.job_size = job_size_factor(config, cluster, job);
     f.partition = (part.priority_job_factor && w.partition) ? partition_factor(config, part) : 0;
@@ -115,6 +107,14 @@ PriorityFactors normalised_factors(const PriorityConfig& config, const ClusterSh
 }
 
 }  // namespace
+
+double age_factor(const PriorityConfig& config, const std::optional<TimePoint>& accrue_time, TimePoint now) {
+    if (config.weights.age == 0 || !accrue_time || accrue_time->time_since_epoch().count() == 0) return 0;
+    // multifactor keeps the age in a uint32_t
+    const auto diff = now > *accrue_time ? static_cast<std::uint32_t>((now - *accrue_time).count()) : 0U;
+    const auto max_age = static_cast<std::uint32_t>(config.max_age.count());
+    return diff < max_age ? static_cast<double>(diff) / static_cast<double>(max_age) : 1.0;
+}
 
 std::uint32_t clamp_priority(double raw) {
     if (std::isnan(raw) || raw < 1) return 1;
@@ -141,16 +141,17 @@ JobPriority compute_job_priority(const PriorityConfig& config, const ClusterShap
     const auto site = static_cast<double>(job.site_factor);
     const auto nice = static_cast<double>(job.nice);
     // Summed in multifactor's order so the truncated integers agree.
-    result.priority = clamp_priority(weighted.age + weighted.assoc + weighted.fairshare + weighted.job_size +
-                                     weighted.partition + weighted.qos + tres + site - nice);
+    result.sum = weighted.age + weighted.assoc + weighted.fairshare + weighted.job_size + weighted.partition +
+                 weighted.qos + tres + site - nice;
+    result.priority = clamp_priority(result.sum);
     if (job.partitions.size() < 2) return result;
     for (const PartitionFacts& part : job.partitions) {
         std::vector<double> factors = tres_factors(config, job, part);
         const double part_tres = weighted_tres_sum(config, factors);
         const double part_term = partition_factor(config, part) * static_cast<double>(w.partition);
-        result.partition_priority.push_back(clamp_priority(
-            part_term + (weighted.age + weighted.assoc + weighted.fairshare + weighted.job_size + weighted.qos +
-                         part_tres + site - nice)));
+        result.partition_sum.push_back(part_term + (weighted.age + weighted.assoc + weighted.fairshare +
+                                                    weighted.job_size + weighted.qos + part_tres + site - nice));
+        result.partition_priority.push_back(clamp_priority(result.partition_sum.back()));
     }
     return result;
 }

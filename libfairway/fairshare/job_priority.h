@@ -86,6 +86,8 @@ struct JobPriority {
     PriorityFactors weighted;
     std::uint32_t priority = 1;                    // for partitions[0]
     std::vector<std::uint32_t> partition_priority; // one per JobFacts::partitions when there are > 1
+    double sum = 0;                                // the weighted sum `priority` was clamped from ...
+    std::vector<double> partition_sum;             // ... and those of partition_priority
 };
 
 // Computes a job's priority at `now`. Throws InputError (key "tres") when tres_count, weights.tres
@@ -93,6 +95,10 @@ struct JobPriority {
 // NaN/inf inputs (key names the field).
 JobPriority compute_job_priority(const PriorityConfig& config, const ClusterShape& cluster, const JobFacts& job,
                                  TimePoint now);
+
+// A job's age factor at `now`, 0..1: the time since `accrue_time` over PriorityMaxAge, in whole
+// seconds as multifactor counts it; 0 without an accrue time or without an age weight.
+double age_factor(const PriorityConfig& config, const std::optional<TimePoint>& accrue_time, TimePoint now);
 
 // Clamps a raw sum like multifactor: NaN and < 1 give 1, > 0xFFFFFFFF gives 0xFFFFFFFF.
 std::uint32_t clamp_priority(double raw);

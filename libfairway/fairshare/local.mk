@@ -10,6 +10,7 @@ libfairway_libfairway_la_SOURCES += \
 	libfairway/fairshare/fair_share.cpp libfairway/fairshare/fair_share.h \
 	libfairway/fairshare/job_priority.cpp libfairway/fairshare/job_priority.h \
 	libfairway/fairshare/walk_memo.cpp libfairway/fairshare/walk_memo.h \
+	libfairway/fairshare/age_calendar.cpp libfairway/fairshare/age_calendar.h \
 	libfairway/fairshare/forecast.cpp libfairway/fairshare/forecast.h
 EXTRA_DIST += libfairway/fairshare/README.md
 tests_unit_fairway_unit_SOURCES += \
@@ -20,6 +21,7 @@ tests_unit_fairway_unit_SOURCES += \
 	tests/unit/fairshare/parameters_test.cpp \
 	tests/unit/fairshare/job_priority_test.cpp \
 	tests/unit/fairshare/walk_memo_test.cpp \
+	tests/unit/fairshare/age_calendar_test.cpp \
 	tests/unit/fairshare/forecast_test.cpp
 
 # Google Benchmark for the core; built on request only (`make tests/bench/fairshare-bench`), since

@@ -1,0 +1,103 @@
+#!/bin/bash
+# While only time goes by, a calculation pass recomputes just the jobs whose integer priority aging
+# has changed (fairshare/age_calendar.h), and every job's priority still follows its age exactly;
+# sprio's factors add up to the priority slurmctld stores; a changed job makes the next pass walk
+# all jobs again.
+# Age is the only weighted factor: PriorityWeightAge=60 over PriorityMaxAge=10 minutes is 0.1 a
+# second, so each job's priority steps once every 10 s, and with a pass a second about a tenth of
+# the jobs are due in each. Backfill runs every 30 s (Slurm's default; the cluster's 1 s would
+# start a cycle next to nearly every pass, which then marks its changes in a way the next pass
+# cannot tell from a job's change, and walks all jobs).
+. "$FAIRWAY_SRC/tests/lib.sh"
+. "$FAIRWAY_SRC/tests/cluster/testlib.sh"
+. "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
+require_cluster
+wait_idle 60
+
+WEIGHT=60 MAX_AGE_S=600 JOBS=10
+prio_configure "PriorityParameters=calc_period=0:01" PriorityWeightAge=$WEIGHT PriorityMaxAge=10 \
+    PriorityWeightFairshare=0 SchedulerParameters=bf_interval=30 DebugFlags=Priority SlurmctldDebug=verbose
+scontrol update PartitionName=debug State=DOWN || fail "cannot set partition debug down"
+
+passes() { slurmctld_log_since_start | grep -c "priority/fairway: pass .* $1"; }
+due_walks() { passes 'walked the jobs due by age'; }
+full_walks() { passes 'walked all jobs'; }
+
+# Jobs submitted over about 5 s, so that their steps fall in different passes.
+jobs=()
+for ((i = 0; i < JOBS; i++)); do
+    jobs+=("$(submit "$([ $((i % 2)) = 0 ] && echo alice || echo bob)" -p debug -n1 -t 1 --wrap true)") ||
+        fail "sbatch failed"
+    sleep 0.5
+done
+# The scheduler sets a job's accrue time when it first looks at it (Slurm stamps no change then).
+accrue_time() { scontrol show job "$1" | grep -o 'AccrueTime=[^ ]*' | cut -d= -f2; }
+declare -A accrue nice
+for job in "${jobs[@]}"; do
+    wait_for 30 "job $job's accrue time" eval '[ "$(accrue_time '"$job"')" != Unknown ]' ||
+        fail "job $job has no accrue time: $(scontrol show job "$job" | head -n 8 | tr '\n' ' ')"
+    accrue[$job]=$(date -d "$(accrue_time "$job")" +%s)
+done
+wait_for 30 "a pass that walks only the jobs due" eval '[ "$(due_walks)" -gt 0 ]' ||
+    fail "no pass walked only the jobs due: $(slurmctld_log_since_start | grep 'priority/fairway: pass' | tail -3)"
+
+# expected_range JOB FROM TO [NICE]: the priorities the formula gives between the two times.
+expected_range() {
+    awk -v w=$WEIGHT -v m=$MAX_AGE_S -v a="${accrue[$1]}" -v f="$2" -v t="$3" -v n="${4:-0}" 'function p(x) {
+            x = int(w * (x - a) / m - n); return x < 1 ? 1 : x }
+        BEGIN { print p(f), p(t) }'
+}
+
+# check_priorities: every job's stored priority is what the formula gives at a time between the
+# last passes before the query (up to 3 s before it, for a slow pass) and the query's end.
+check_priorities() {
+    local before after job prio lo hi
+    before=$(date +%s)
+    declare -A stored
+    while read -r job prio; do stored[$job]=$prio; done < <(squeue -h -p debug -t PD -o '%i %Q')
+    after=$(date +%s)
+    for job in "${jobs[@]}"; do
+        read -r lo hi < <(expected_range "$job" $((before - 3)) "$after" "${nice[$job]:-0}")
+        prio=${stored[$job]:-none}
+        [ "$prio" != none ] && [ "$prio" -ge "$lo" ] && [ "$prio" -le "$hi" ] ||
+            fail "job $job (accrued $((before - accrue[$job])) s ago) has priority $prio, expected $lo..$hi"
+    done
+}
+
+# sprio_matches_squeue: sprio's sum of the factors is each job's stored priority (a pass between
+# the two queries may move one: retried).
+sprio_matches_squeue() {
+    [ "$(sprio -h -p debug -o '%.10i %.10Y' | awk '{ print $1, $2 }' | sort)" = \
+      "$(squeue -h -p debug -t PD -o '%.10i %.10Q' | awk '{ print $1, $2 }' | sort)" ]
+}
+
+due_before=$(due_walks) full_before=$(full_walks)
+for ((round = 0; round < 12; round++)); do
+    check_priorities
+    wait_for 10 "sprio's sums to match squeue's priorities" sprio_matches_squeue ||
+        fail "sprio and squeue disagree: $(diff <(sprio -h -p debug -o '%.10i %.10Y') <(squeue -h -p debug -t PD -o '%.10i %.10Q') | head -n 6 | tr '\n' ' ')"
+    sleep 3
+done
+due=$(($(due_walks) - due_before)) full=$(($(full_walks) - full_before))
+note "over $((round * 3)) s: $due passes walked only the jobs due, $full walked all jobs"
+note "$(slurmctld_log_since_start | grep 'walked the jobs due by age' | tail -n 1 | sed 's/.*pass/pass/')"
+[ "$due" -ge $((2 * full)) ] && [ "$due" -ge 10 ] ||
+    fail "too few passes walked only the jobs due ($due, and $full walked all jobs)"
+last_priorities=$(squeue -h -p debug -t PD -o '%i %Q' | sort)
+sleep 12
+[ "$(squeue -h -p debug -t PD -o '%i %Q' | sort)" != "$last_priorities" ] || fail "no priority grew in 12 s"
+
+# A change of a job (nice -100, as an operator may set) is seen at the next pass, which walks all jobs again.
+full_before=$(full_walks)
+scontrol update JobId="${jobs[0]}" Nice=-100 || fail "scontrol update Nice failed"
+wait_for 10 "a pass that walks all jobs after the update" eval '[ "$(full_walks)" -gt '"$full_before"' ]' ||
+    fail "no pass walked all jobs after a job changed"
+now=$(date +%s)
+prio=$(squeue -h -j "${jobs[0]}" -o %Q)
+read -r lo hi < <(expected_range "${jobs[0]}" $((now - 3)) "$(date +%s)" -100)
+[ "$prio" -ge "$lo" ] && [ "$prio" -le "$hi" ] || fail "job ${jobs[0]} with nice -100 has priority $prio, expected $lo..$hi"
+nice[${jobs[0]}]=-100
+wait_for 10 "a pass that walks only the jobs due after that" eval '[ "$(due_walks)" -gt '"$(due_walks)"' ]' ||
+    fail "the passes did not narrow to the jobs due again"
+check_priorities
+note "nice -100: job ${jobs[0]} at $prio; passes narrowed again"
