@@ -33,6 +33,12 @@ double rounding_allowance(const JobPriority& computed)
     return 1e-12 * std::max(1.0, magnitude + largest_partition_sum);
 }
 
+// The order of the calendar's min-heap.
+bool later(const AgeCalendar::Entry& a, const AgeCalendar::Entry& b)
+{
+    return a.due > b.due;
+}
+
 }  // namespace
 
 std::optional<TimePoint> next_priority_change(const PriorityConfig& config, const JobFacts& job,
@@ -52,34 +58,40 @@ std::optional<TimePoint> next_priority_change(const PriorityConfig& config, cons
     // rounding: at this rate per second from `growing` until `settled`.
     const double rate = static_cast<double>(config.weights.age) / static_cast<double>(config.max_age.count());
     const TimePoint growing = std::max(now, *job.accrue_time);
-    std::vector<double> sums = computed.partition_sum;
-    sums.push_back(computed.sum);
     const double allowance = rounding_allowance(computed);
     std::optional<TimePoint> due;
-    for (const double sum : sums) {
+    const auto consider = [&](double sum) {
         const auto step = next_step(sum);
         if (!step)
-            continue;
+            return;
         const double seconds = (*step - allowance - sum) / rate;
         if (seconds > static_cast<double>((settled - growing).count()))
-            continue;   // the age factor reaches 1 first
+            return;   // the age factor reaches 1 first
         const TimePoint reached = growing + Seconds{static_cast<std::int64_t>(std::floor(std::max(0.0, seconds)))};
         due = due ? std::min(*due, reached) : reached;
-    }
+    };
+    consider(computed.sum);
+    for (const double sum : computed.partition_sum)
+        consider(sum);
     if (!due)
         return std::nullopt;
     return std::max(*due, now + one);
 }
 
+// A walk over all jobs adds them all: appended, and made a heap once at the next take_due (linear)
+// rather than sifted in one by one.
 void AgeCalendar::add(std::uint32_t job_id, TimePoint due)
 {
     entries_.push_back({due.time_since_epoch().count(), job_id});
-    std::push_heap(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.due > b.due; });
+    is_heap_ = false;
 }
 
 std::vector<std::uint32_t> AgeCalendar::take_due(TimePoint now)
 {
-    const auto later = [](const Entry& a, const Entry& b) { return a.due > b.due; };
+    if (!is_heap_) {
+        std::make_heap(entries_.begin(), entries_.end(), later);
+        is_heap_ = true;
+    }
     const std::int64_t limit = now.time_since_epoch().count();
     std::vector<std::uint32_t> due;
     while (!entries_.empty() && entries_.front().due <= limit) {

@@ -39,12 +39,14 @@ public:
     std::size_t size() const { return entries_.size(); }
     bool empty() const { return entries_.empty(); }
 
-private:
     struct Entry {
         std::int64_t due;
         std::uint32_t job_id;
     };
-    std::vector<Entry> entries_;   // a binary min-heap on `due`
+
+private:
+    std::vector<Entry> entries_;   // a binary min-heap on `due` while is_heap_
+    bool is_heap_ = true;
 };
 
 }  // namespace fairway::fairshare

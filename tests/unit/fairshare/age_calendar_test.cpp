@@ -79,7 +79,9 @@ TEST(AgeCalendar, PredictsTheFirstSecondThePriorityChanges) {
                      " sum " + std::to_string(compute_job_priority(s.config, {}, s.job, at(kNow)).sum));
         const std::int64_t settled = s.job.accrue_time->time_since_epoch().count() + s.config.max_age.count();
         if (!truth) {
-            if (due) EXPECT_GE(*due, settled - 2) << "predicted a change at +" << (*due - kNow) << " s that never comes";
+            if (due) {
+                EXPECT_GE(*due, settled - 2) << "predicted a change at +" << (*due - kNow) << " s that never comes";
+            }
             continue;
         }
         ++changing;
