@@ -64,6 +64,7 @@ private:
 
     // What a walk over the jobs did.
     struct Walk {
+        size_t given = 0;           // jobs given to recompute
         int changed = 0;            // priorities changed
         bool complete = true;       // every job given was visited (no walk stopped early)
         bool all_jobs = true;       // it was given every job, not only those due (age_calendar_)
@@ -71,7 +72,7 @@ private:
     // What the last walk depended on (walk_memo.h); pass thread only, under the job write lock.
     struct RememberedWalk {
         fairshare::LastWalk walk;
-        std::vector<uint32_t> may_accrue;   // ids of the jobs that may accrue usage (JobsByState::others)
+        std::vector<uint32_t> may_accrue;   // ids of the jobs that still accrue usage (accrues_after_this_pass)
         std::shared_ptr<const fairshare::FairShareResult> fair_share;   // the factors it used
         std::shared_ptr<const Settings> settings;   // held, so that no later Settings reuses its address
     };

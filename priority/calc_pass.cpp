@@ -54,9 +54,9 @@ void Adapter::run_pass()
         const std::optional<Walk> walk = charge_and_reprioritize(*settings, now, usage);
         save_state_if_due(usage, now);
         if (walk)
-            log_flag(PRIO, "priority/fairway: pass charged %zu jobs, %s, changed %d priorities in %.3f ms",
+            log_flag(PRIO, "priority/fairway: pass charged %zu jobs, %s (%zu), changed %d priorities in %.3f ms",
                      usage.charges.size(), walk->all_jobs ? "walked all jobs" : "walked the jobs due by age",
-                     walk->changed, elapsed_ms(started));
+                     walk->given, walk->changed, elapsed_ms(started));
         else
             log_flag(PRIO, "priority/fairway: pass charged %zu jobs, skipped the job walk (nothing changed) in %.3f ms",
                      usage.charges.size(), elapsed_ms(started));
@@ -298,7 +298,7 @@ Adapter::Walk Adapter::reprioritize(const std::vector<job_record_t*>& first, con
     // Only a real change makes the schedulers rebuild their queues.
     if (changed)
         mark_jobs_updated();
-    return Walk{.changed = changed, .complete = complete};
+    return Walk{.given = first.size() + second.size(), .changed = changed, .complete = complete};
 }
 
 void Adapter::mark_jobs_updated()

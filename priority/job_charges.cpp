@@ -18,6 +18,11 @@ bool may_accrue_usage(const job_record_t* job)
     return !IS_JOB_PENDING(job) || has_ended(job);
 }
 
+bool accrues_after_this_pass(const job_record_t* job)
+{
+    return !IS_JOB_PENDING(job) && !has_ended(job);
+}
+
 namespace {
 
 // A job accrues usage once it started and while it is not pending again (a requeued job keeps

@@ -33,6 +33,9 @@ fairshare::UsageOwners usage_owners(const job_record_t* job);
 // False for a pending job (not completing), which cannot accrue usage: most of a queue, told
 // apart by the job's state alone (one cache line of its record).
 bool may_accrue_usage(const job_record_t* job);
+// False also for a job that has ended: a pass charges it up to its end, and it accrues nothing more
+// while it stays in the job list for MinJobAge (thousands of records on a busy cluster).
+bool accrues_after_this_pass(const job_record_t* job);
 
 class JobChargeTracker {
 public:

@@ -124,8 +124,10 @@ void Adapter::remember_walk(const fairshare::WalkStamp& seen, std::uint64_t asso
                               .fair_share = current_fair_share(),
                               .settings = current_settings()};
     remembered.may_accrue.reserve(may_accrue.size());
-    for (const job_record_t* job : may_accrue)
-        remembered.may_accrue.push_back(job->job_id);
+    for (const job_record_t* job : may_accrue) {
+        if (accrues_after_this_pass(job))
+            remembered.may_accrue.push_back(job->job_id);
+    }
     last_walk_ = std::move(remembered);
 }
 
