@@ -18,6 +18,15 @@ fairshare::TimePoint time_point(time_t t)
     return fairshare::TimePoint{Seconds{t}};
 }
 
+// Multifactor's periodic reset would fight the window (usage already leaves it smoothly), so
+// fairway does not apply it; say so, since an admin migrating from multifactor may rely on it.
+void warn_if_reset_period_set()
+{
+    if (slurm_conf.priority_reset_period != PRIORITY_RESET_NONE)
+        info("priority/fairway: warning: PriorityUsageResetPeriod is ignored: usage is forgotten as it "
+             "leaves the window (PriorityParameters=window=...), not reset all at once");
+}
+
 }  // namespace
 
 int Adapter::start()
@@ -48,6 +57,7 @@ int Adapter::start()
         recover_saved_usage(*settings, time(nullptr));
     site_factor_plugin_init();
     info("priority/fairway: loaded in slurmctld: %s", describe(*settings).c_str());
+    warn_if_reset_period_set();
     thread_.start(kThreadName, [this] { run_pass(); }, [this] { return current_settings()->calc_period; });
     return SLURM_SUCCESS;
 }

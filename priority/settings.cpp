@@ -82,10 +82,9 @@ Settings read_settings(const slurm_conf_t& conf, int tres_count)
     settings.fairshare =
         fairshare::parse_fairshare_parameters(split.for_core, Seconds{conf.priority_decay_hl});
     settings.fairshare.ledger_config();  // validates window against bucket and half-life now
-    settings.fair_share.algorithm = (conf.priority_flags & PRIORITY_FLAGS_FAIR_TREE)
-                                        ? fairshare::FairShareAlgorithm::kFairTree
-                                        : fairshare::FairShareAlgorithm::kClassic;
-    settings.fair_share.dampening = conf.fs_dampening_factor ? conf.fs_dampening_factor : 1;
+    settings.fair_share = fairshare::fair_share_options(conf.priority_flags & PRIORITY_FLAGS_FAIR_TREE,
+                                                        conf.priority_flags & PRIORITY_FLAGS_DEPTH_OBLIVIOUS,
+                                                        conf.fs_dampening_factor);
     settings.priority = read_priority_config(conf, tres_count);
     settings.calc_period = split.calc_period.value_or(Seconds{conf.priority_calc_period});
     if (settings.calc_period.count() < 1)
@@ -104,8 +103,7 @@ std::string describe(const Settings& settings)
     text << settings.fairshare.describe()
          << " half_life=" << format_slurm_duration(settings.fairshare.half_life)
          << " calc_period=" << settings.calc_period.count() << "s "
-         << (settings.fair_share.algorithm == fairshare::FairShareAlgorithm::kFairTree ? "fair_tree"
-                                                                                         : "classic")
+         << fairshare::algorithm_name(settings.fair_share)
          << " dampening=" << settings.fair_share.dampening;
     return text.str();
 }

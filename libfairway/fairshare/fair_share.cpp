@@ -104,17 +104,45 @@ double classic_norm_shares(const TreeFacts& facts, const std::vector<std::option
     return norm;
 }
 
-long double classic_effective_usage(const TreeFacts& facts, const Work& work, std::size_t i) {
+// PriorityFlags=DEPTH_OBLIVIOUS (Slurm's _depth_oblivious_set_usage_efctv). The usage ratio
+// R = EffectvUsage / NormShares becomes R_parent * r_local^k, where r_local is the node's usage
+// ratio over that of all its siblings together, so that a deep account is not pulled towards 1 by
+// every level above it; k = 1 / (1 + (5 ln R_parent)^2) when the parent and the node are off
+// target in opposite directions (the node then moves towards its parent's ratio), else 1.
+// The siblings are the fair-share parent's direct children whose shares are not "parent", as in
+// Slurm; pow() takes doubles there (C's pow on long double arguments), so it does here.
+long double depth_oblivious_effective_usage(const TreeFacts& facts, const Work& work, std::size_t i) {
+    const std::size_t up = *facts.fs_parent[i];
+    const long double own = norm_usage(facts, i);
+    const long double shares = work.shares_norm[i];
+    const long double parent_shares = work.shares_norm[up];
+    if (shares == 0 || parent_shares == 0 || work.usage_efctv[up] == 0 || own == 0) return own;
+    const long double ratio_parent = work.usage_efctv[up] / parent_shares;
+    long double ratio_siblings = 0;
+    for (std::size_t sibling : facts.tree.children(up))
+        if (!facts.use_parent(sibling)) ratio_siblings += norm_usage(facts, sibling);
+    ratio_siblings /= parent_shares;
+    const long double ratio_local = (own / shares) / ratio_siblings;
+    constexpr long double kPull = 5.0L;
+    long double k = 1;
+    if (ratio_parent != 0 && ratio_local != 0 && std::log(ratio_parent) * std::log(ratio_local) < 0)
+        k = 1 / (1 + std::pow(kPull * std::log(ratio_parent), 2.0L));
+    return ratio_parent * std::pow(static_cast<double>(ratio_local), static_cast<double>(k)) * shares;
+}
+
+long double classic_effective_usage(const TreeFacts& facts, const Work& work, std::size_t i,
+                                    const FairShareOptions& options) {
     const std::size_t up = *facts.fs_parent[i];
     const long double own = norm_usage(facts, i);
     if (facts.is_root(up)) return own;
     if (facts.use_parent(i)) return work.usage_efctv[up];
+    if (options.depth_oblivious) return depth_oblivious_effective_usage(facts, work, i);
     if (facts.level_shares[i] == 0) return work.usage_efctv[up];
     return own + (work.usage_efctv[up] - own) *
                      (static_cast<long double>(facts.raw(i)) / static_cast<long double>(facts.level_shares[i]));
 }
 
-Work run_classic(const TreeFacts& facts) {
+Work run_classic(const TreeFacts& facts, const FairShareOptions& options) {
     const std::size_t n = facts.tree.size();
     std::vector<std::optional<std::size_t>> parent(n);
     for (std::size_t i = 0; i < n; ++i)
@@ -123,7 +151,7 @@ Work run_classic(const TreeFacts& facts) {
               std::vector<double>(n, 0)};
     for (std::size_t i : facts.preorder) {
         work.shares_norm[i] = classic_norm_shares(facts, parent, work, i);
-        work.usage_efctv[i] = facts.is_root(i) ? 1.0L : classic_effective_usage(facts, work, i);
+        work.usage_efctv[i] = facts.is_root(i) ? 1.0L : classic_effective_usage(facts, work, i, options);
     }
     return work;
 }
@@ -211,6 +239,19 @@ ShareFigures figures_of(const TreeFacts& facts, const Work& work, std::size_t i,
 
 }  // namespace
 
+FairShareOptions fair_share_options(bool fair_tree, bool depth_oblivious, std::uint16_t dampening_factor) {
+    FairShareOptions options;
+    options.algorithm = fair_tree ? FairShareAlgorithm::kFairTree : FairShareAlgorithm::kClassic;
+    options.depth_oblivious = !fair_tree && depth_oblivious;
+    options.dampening = dampening_factor ? dampening_factor : 1;
+    return options;
+}
+
+const char* algorithm_name(const FairShareOptions& options) {
+    if (options.algorithm == FairShareAlgorithm::kFairTree) return "fair_tree";
+    return options.depth_oblivious ? "depth_oblivious" : "classic";
+}
+
 double classic_fs_factor(long double effective_usage, long double norm_shares, std::uint16_t dampening) {
     if (norm_shares <= 0) return 0.0;
     const long double damp = dampening == 0 ? 1 : dampening;
@@ -220,7 +261,7 @@ double classic_fs_factor(long double effective_usage, long double norm_shares, s
 FairShareResult compute_fair_share(const AssociationTree& tree, const FairShareOptions& options) {
     const TreeFacts facts = gather(tree);
     const bool classic = options.algorithm == FairShareAlgorithm::kClassic;
-    const Work work = classic ? run_classic(facts) : run_fair_tree(facts);
+    const Work work = classic ? run_classic(facts, options) : run_fair_tree(facts);
     FairShareResult result;
     result.options_ = options;
     result.effective_exact_ = work.usage_efctv;

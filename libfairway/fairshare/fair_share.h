@@ -12,6 +12,9 @@
 //   EffectvUsage = NormUsage when the fair-share parent is root; the parent's EffectvUsage for "parent"
 //                 nodes; otherwise NormUsage + (parentEffectv - NormUsage) * raw / level_shares
 //                 (parentEffectv when level_shares is 0)
+//                 With PriorityFlags=DEPTH_OBLIVIOUS (below root's children, not "parent"):
+//                 EffectvUsage = R_parent * r_local^k * NormShares (see fair_share.cpp), or
+//                 NormUsage when the node, its fair-share parent or their usage has nothing
 //   FairShare   = 2^(-(EffectvUsage / NormShares) / dampening), 0 when NormShares <= 0
 //   LevelFS     = 0 (Slurm leaves it unset)
 // Fair Tree (default):
@@ -37,7 +40,16 @@ enum class FairShareAlgorithm { kFairTree, kClassic };
 struct FairShareOptions {
     FairShareAlgorithm algorithm = FairShareAlgorithm::kFairTree;
     std::uint16_t dampening = 1;   // FairShareDampeningFactor (classic only); 0 is treated as 1
+    bool depth_oblivious = false;  // PriorityFlags=DEPTH_OBLIVIOUS (classic only)
 };
+
+// The options slurm.conf selects: PriorityFlags' FAIR_TREE bit (which NO_FAIR_TREE and
+// DEPTH_OBLIVIOUS clear) and DEPTH_OBLIVIOUS bit, and FairShareDampeningFactor (0 means 1).
+FairShareOptions fair_share_options(bool fair_tree, bool depth_oblivious, std::uint16_t dampening_factor);
+
+// "fair_tree", "classic" or "depth_oblivious" (classic with DEPTH_OBLIVIOUS): how logs and reports
+// name the algorithm.
+const char* algorithm_name(const FairShareOptions& options);
 
 // What sshare -l shows for one association. Optional fields are the ones sshare prints empty.
 struct ShareFigures {

@@ -1,13 +1,15 @@
 #!/bin/bash
 # Bad PriorityParameters: on `scontrol reconfigure` priority/fairway logs an error naming the key
 # and keeps its previous configuration (slurmctld stays up); at startup slurmctld stops with a
-# fatal message naming the key.
+# fatal message naming the key. At startup it warns that PriorityUsageResetPeriod is ignored, and
+# does not warn about GPU billing when the partitions bill GPUs.
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
 require_cluster
 
-prio_configure "PriorityParameters=window=30:00,calc_period=0:02"
+startup_line=$(($(wc -l <"$CLUSTER_STATE/log/slurmctld.log") + 1))
+prio_configure "PriorityParameters=window=30:00,calc_period=0:02" "PriorityUsageResetPeriod=WEEKLY"
 conf=$CLUSTER_STATE/etc/slurm.conf
 bad_conf=$CLUSTER_STATE/etc/slurm-bad-priority.conf
 bad_log=$CLUSTER_STATE/log/slurmctld-bad-priority.log
@@ -15,6 +17,15 @@ trap 'rm -f "$bad_conf" "$bad_log"; prio_restore' EXIT
 
 # with_parameters VALUE: slurm.conf with PriorityParameters replaced.
 with_parameters() { sed "s|^PriorityParameters=.*|PriorityParameters=$1|" "$conf"; }
+
+# 0. The startup warnings.
+startup_log() { tail -n +"$startup_line" "$CLUSTER_STATE/log/slurmctld.log"; }
+wait_for 30 "priority/fairway to load" eval 'startup_log | grep -qF "priority/fairway: loaded in slurmctld"' ||
+    fail "priority/fairway's startup line is not in the log"
+warning=$(startup_log | grep -F "PriorityUsageResetPeriod is ignored" | tail -n 1)
+note "$warning"
+[ -n "$warning" ] || fail "no warning that PriorityUsageResetPeriod is ignored"
+startup_log | grep -F "GPUs carry no billing weight" && fail "GPU billing warning although the partitions bill GPUs"
 
 # 1. scontrol reconfigure with a bad value keeps the running configuration.
 log_lines_before=$(wc -l <"$CLUSTER_STATE/log/slurmctld.log")

@@ -83,9 +83,9 @@ ReportSettings read_settings(const Options& options, std::string& cluster) {
     } else {
         s.window = fairshare::kInfiniteWindow;   // multifactor's decay never forgets
     }
-    s.fair_share.algorithm = (conf->priority_flags & PRIORITY_FLAGS_FAIR_TREE) ? fairshare::FairShareAlgorithm::kFairTree
-                                                                              : fairshare::FairShareAlgorithm::kClassic;
-    s.fair_share.dampening = conf->fs_dampening_factor ? conf->fs_dampening_factor : 1;
+    s.fair_share = fairshare::fair_share_options(conf->priority_flags & PRIORITY_FLAGS_FAIR_TREE,
+                                                 conf->priority_flags & PRIORITY_FLAGS_DEPTH_OBLIVIOUS,
+                                                 conf->fs_dampening_factor);
     s.weight_fairshare = conf->priority_weight_fs;
     cluster = conf->cluster_name ? conf->cluster_name : "";
     s.now = to_time(std::time(nullptr));

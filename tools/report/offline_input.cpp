@@ -90,11 +90,16 @@ fairshare::Shares read_shares(const json& object, const ObjectPlace& place) {
     return fairshare::Shares::of(static_cast<std::uint32_t>(found->get<std::uint64_t>()));
 }
 
-fairshare::FairShareAlgorithm read_algorithm(const json& top, const ObjectPlace& place) {
+// "fair_tree" (default), "classic" (NO_FAIR_TREE) or "depth_oblivious" (DEPTH_OBLIVIOUS).
+fairshare::FairShareOptions read_algorithm(const json& top, const ObjectPlace& place, std::uint16_t dampening) {
     std::string name = optional_text(top, "algorithm", place).value_or("fair_tree");
-    if (name == "fair_tree") return fairshare::FairShareAlgorithm::kFairTree;
-    if (name == "classic") return fairshare::FairShareAlgorithm::kClassic;
-    throw InputError(place.at("algorithm"), "must be \"fair_tree\" or \"classic\", not '" + name + "'");
+    for (bool fair_tree : {true, false})
+        for (bool depth_oblivious : {false, true}) {
+            fairshare::FairShareOptions options = fairshare::fair_share_options(fair_tree, depth_oblivious, dampening);
+            if (name == fairshare::algorithm_name(options)) return options;
+        }
+    throw InputError(place.at("algorithm"),
+                     "must be \"fair_tree\", \"classic\" or \"depth_oblivious\", not '" + name + "'");
 }
 
 std::uint32_t bounded_integer(const json& top, const char* key, const ObjectPlace& place, std::uint32_t fallback,
@@ -115,8 +120,8 @@ ReportSettings read_settings(const json& top, const std::string& file) {
     settings.window = duration_or(top, "window", place, settings.window, true);
     settings.half_life = duration_or(top, "half_life", place, settings.half_life, false);
     settings.bucket = duration_or(top, "bucket", place, Seconds{0}, false);
-    settings.fair_share.algorithm = read_algorithm(top, place);
-    settings.fair_share.dampening = static_cast<std::uint16_t>(bounded_integer(top, "dampening", place, 1, 1, 0xffff));
+    settings.fair_share = read_algorithm(
+        top, place, static_cast<std::uint16_t>(bounded_integer(top, "dampening", place, 1, 1, 0xffff)));
     settings.weight_fairshare = bounded_integer(top, "weight_fairshare", place, 10000, 0, 0xffffffffU);
     return settings;
 }

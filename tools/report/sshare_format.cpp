@@ -169,7 +169,7 @@ nlohmann::json summary_json(const ReportSettings& settings, const std::vector<Su
     out["now"] = format_iso8601(settings.now);
     out["window"] = format_slurm_duration(settings.window);
     out["half_life"] = format_slurm_duration(settings.half_life);
-    out["algorithm"] = settings.fair_share.algorithm == fairshare::FairShareAlgorithm::kClassic ? "classic" : "fair_tree";
+    out["algorithm"] = fairshare::algorithm_name(settings.fair_share);
     nlohmann::json& list = out["associations"] = nlohmann::json::array();
     for (const SummaryRow& row : rows) {
         const fairshare::ShareFigures& f = row.figures;

@@ -458,3 +458,69 @@ TEST(FairShareResult, SameJobFactorsComparesFactorsOfOneHierarchy) {
 
 }  // namespace
 }  // namespace fairway::fairshare
+
+namespace fairway::fairshare {
+namespace {
+
+const FairShareOptions kDepthOblivious = fair_share_options(false, true, 1);
+
+double fair_share_of(const FairShareResult& result, AssocId id) { return *result.find(id)->fair_share; }
+
+// The worked example of Slurm's depth-oblivious page (priority_multifactor3): a parent account's
+// children used twice their combined shares (R_parent = 2), and one child used two thirds of its
+// own share, so its local ratio is 1/3 and R = 2 * (1/3)^k with k = 1 / (1 + (5 ln 2)^2).
+TEST(FairShareDepthOblivious, PullsAChildBelowTargetTowardsItsOverusingParent) {
+    const AssociationTree tree = tree_of({{1, 0, "root", "", 1, 0},
+                                          {2, 1, "p", "", 1, 0},
+                                          {21, 2, "p", "a", 1, 1},
+                                          {22, 2, "p", "b", 1, 5},
+                                          {3, 1, "q", "", 1, 0},
+                                          {31, 3, "q", "c", 1, 0}});
+    const FairShareResult result = compute_fair_share(tree, kDepthOblivious);
+    const double k = 1 / (1 + std::pow(5 * std::log(2.0), 2));
+    const double ratio_a = 2 * std::pow(1.0 / 3, k);
+    EXPECT_NEAR(result.find(21)->effective_usage, ratio_a * 0.25, 1e-12);
+    EXPECT_NEAR(fair_share_of(result, 21), std::pow(2.0, -ratio_a), 1e-12);
+    EXPECT_NEAR(result.job_factor(21), std::pow(2.0, -ratio_a), 1e-12);
+    // b overuses more than its parent (local ratio 5/3): k = 1, R is b's own ratio (5/6) / 0.25.
+    EXPECT_NEAR(result.find(22)->effective_usage, 10.0 / 3 * 0.25, 1e-12);
+    // Accounts under root and unused associations keep their normalized usage.
+    EXPECT_NEAR(result.find(2)->effective_usage, 1.0, 1e-12);
+    EXPECT_NEAR(fair_share_of(result, 2), 0.25, 1e-12);
+    EXPECT_EQ(result.find(31)->effective_usage, 0.0);
+    EXPECT_EQ(fair_share_of(result, 31), 1.0);
+    // The classic algorithm would put a at (1/6 + (1 - 1/6) / 2) / 0.25 = 7/3: further from its own 2/3.
+    const FairShareResult classic = compute_fair_share(tree, fair_share_options(false, false, 1));
+    EXPECT_NEAR(classic.find(21)->effective_usage, 7.0 / 12, 1e-12);
+}
+
+// Under ancestors that are on target, a deep user's ratio is its own usage over its shares,
+// whatever its depth: the point of DEPTH_OBLIVIOUS.
+TEST(FairShareDepthOblivious, DepthDoesNotMoveAUserUnderAncestorsOnTarget) {
+    const AssociationTree tree = tree_of({{1, 0, "root", "", 1, 0},
+                                          {2, 1, "deep", "", 1, 0},
+                                          {21, 2, "deeper", "", 1, 0},
+                                          {211, 21, "deepest", "", 1, 0},
+                                          {2111, 211, "deepest", "u", 1, 1},
+                                          {2112, 211, "deepest", "v", 1, 4},
+                                          {3, 1, "flat", "", 1, 0},
+                                          {31, 3, "flat", "w", 1, 1},
+                                          {32, 3, "flat", "x", 1, 4}});
+    const FairShareResult result = compute_fair_share(tree, kDepthOblivious);
+    EXPECT_NEAR(fair_share_of(result, 2111), fair_share_of(result, 31), 1e-12);
+    EXPECT_NEAR(fair_share_of(result, 2112), fair_share_of(result, 32), 1e-12);
+    EXPECT_NEAR(result.find(2111)->effective_usage / result.find(2111)->norm_shares, 0.1 / 0.25, 1e-12);
+}
+
+TEST(FairShareOptions, FollowSlurmsFlags) {
+    EXPECT_STREQ(algorithm_name(fair_share_options(true, false, 0)), "fair_tree");
+    EXPECT_STREQ(algorithm_name(fair_share_options(false, false, 0)), "classic");
+    EXPECT_STREQ(algorithm_name(fair_share_options(false, true, 0)), "depth_oblivious");
+    // Slurm clears FAIR_TREE with DEPTH_OBLIVIOUS; a Fair Tree setting never has the classic variant.
+    EXPECT_FALSE(fair_share_options(true, true, 3).depth_oblivious);
+    EXPECT_EQ(fair_share_options(true, true, 0).dampening, 1);
+    EXPECT_EQ(fair_share_options(false, true, 3).dampening, 3);
+}
+
+}  // namespace
+}  // namespace fairway::fairshare
