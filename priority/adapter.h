@@ -62,6 +62,15 @@ private:
         std::vector<job_record_t*> others;    // may accrue usage (may_accrue_usage)
     };
 
+    // Where a pass's CPU time went, in milliseconds per step, for DebugFlags=Priority; pass thread only.
+    struct StepTimes {
+        double usage = 0;        // steps 2 and 3: the usage collected and charged
+        double fair_share = 0;   // step 4: fair-share computed and published
+        double limits = 0;       // step 4: the usage that limits read, published; the inputs fingerprinted
+        double walk = 0;         // step 5
+        double state = 0;        // step 6
+    };
+
     // What a walk over the jobs did.
     struct Walk {
         size_t given = 0;           // jobs given to recompute
@@ -79,6 +88,9 @@ private:
 
     // Steps of a pass (calc_pass.cpp).
     std::optional<Walk> charge_and_reprioritize(const Settings& settings, time_t now, CollectedUsage& usage);
+    std::optional<Walk> plan_and_walk(JobsByState& jobs, bool jobs_unchanged, const fairshare::WalkStamp& seen,
+                                      std::uint64_t association_inputs, time_t now);
+    void log_pass(const CollectedUsage& usage, const std::optional<Walk>& walk, double total_ms) const;
     static JobsByState jobs_by_state(List job_list);
     CollectedUsage collect_usage(const std::vector<job_record_t*>& jobs,
                                  const std::vector<slurmdb_assoc_rec_t*>& associations, time_t now);
@@ -126,6 +138,7 @@ private:
     // under the job read lock.
     time_t ages_as_of_ = 0;
     LimitsPublisher limits_;     // pass thread only
+    StepTimes step_times_;       // the current pass's; pass thread only
     PeriodicThread thread_;
 
     std::mutex state_mutex_;     // guards everything below

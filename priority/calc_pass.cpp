@@ -15,6 +15,7 @@
 // since, or none at all (walk_skip.cpp).
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <exception>
 
 #include "common/error.h"
@@ -36,6 +37,29 @@ double elapsed_ms(std::chrono::steady_clock::time_point since)
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
 }
 
+// The calling thread's CPU milliseconds since the last lap (or since it was made): CPU, not wall
+// time, because a step's wall time also holds the waits for locks and for the disk.
+class LapClock {
+public:
+    double lap()
+    {
+        const double now = thread_cpu_ms();
+        const double ms = now - last_;
+        last_ = now;
+        return ms;
+    }
+
+private:
+    static double thread_cpu_ms()
+    {
+        timespec t{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+    }
+
+    double last_ = thread_cpu_ms();
+};
+
 }  // namespace
 
 void Adapter::run_pass()
@@ -51,15 +75,12 @@ void Adapter::run_pass()
         if (with_accounting_)
             rebuild_if_needed(*settings, now);
         CollectedUsage usage;
+        step_times_ = {};
         const std::optional<Walk> walk = charge_and_reprioritize(*settings, now, usage);
+        LapClock saving;
         save_state_if_due(usage, now);
-        if (walk)
-            log_flag(PRIO, "priority/fairway: pass charged %zu jobs, %s (%zu), changed %d priorities in %.3f ms",
-                     usage.charges.size(), walk->all_jobs ? "walked all jobs" : "walked the jobs due by age",
-                     walk->given, walk->changed, elapsed_ms(started));
-        else
-            log_flag(PRIO, "priority/fairway: pass charged %zu jobs, skipped the job walk (nothing changed) in %.3f ms",
-                     usage.charges.size(), elapsed_ms(started));
+        step_times_.state = saving.lap();
+        log_pass(usage, walk, elapsed_ms(started));
     } catch (const std::exception& e) {
         error("priority/fairway: calculation pass failed: %s", e.what());
     } catch (...) {
@@ -67,11 +88,26 @@ void Adapter::run_pass()
     }
 }
 
+void Adapter::log_pass(const CollectedUsage& usage, const std::optional<Walk>& walk, double total_ms) const
+{
+    const StepTimes& t = step_times_;
+    if (walk)
+        log_flag(PRIO, "priority/fairway: pass charged %zu jobs, %s (%zu), changed %d priorities in %.3f ms "
+                 "(CPU ms: usage %.3f, fair-share %.3f, limits %.3f, walk %.3f, state %.3f)",
+                 usage.charges.size(), walk->all_jobs ? "walked all jobs" : "walked the jobs due by age",
+                 walk->given, walk->changed, total_ms, t.usage, t.fair_share, t.limits, t.walk, t.state);
+    else
+        log_flag(PRIO, "priority/fairway: pass charged %zu jobs, skipped the job walk (nothing changed) in %.3f ms "
+                 "(CPU ms: usage %.3f, fair-share %.3f, limits %.3f, state %.3f)",
+                 usage.charges.size(), total_ms, t.usage, t.fair_share, t.limits, t.state);
+}
+
 // Steps 2 to 5; returns what the walk did (none: it was skipped) and leaves what was collected in
 // `usage`.
 std::optional<Adapter::Walk> Adapter::charge_and_reprioritize(const Settings& settings, time_t now, CollectedUsage& usage)
 {
     SlurmctldLock locks(symbols_, {.job = WRITE_LOCK, .part = READ_LOCK});
+    LapClock steps;
     const fairshare::WalkStamp seen = job_side_stamp();
     JobsByState jobs;
     const bool jobs_unchanged = jobs_of_last_walk_that_may_accrue(seen, now, jobs.others);
@@ -83,12 +119,25 @@ std::optional<Adapter::Walk> Adapter::charge_and_reprioritize(const Settings& se
         AssocMgrLock assoc({.assoc = WRITE_LOCK, .qos = WRITE_LOCK, .tres = READ_LOCK});
         const auto associations = hierarchy_associations();
         usage = collect_usage(jobs.others, associations, now);
-        if (const auto tree = charge_and_advance(usage, now)) {
+        const auto tree = charge_and_advance(usage, now);
+        step_times_.usage = steps.lap();
+        if (tree) {
             publish(settings, *tree, associations);
+            step_times_.fair_share = steps.lap();
             publish_limits(usage.tree, associations, now);
         }
         association_inputs = association_side_inputs(usage);
+        step_times_.limits = steps.lap();
     }
+    const auto walk = plan_and_walk(jobs, jobs_unchanged, seen, association_inputs, now);
+    step_times_.walk = steps.lap();
+    return walk;
+}
+
+std::optional<Adapter::Walk> Adapter::plan_and_walk(JobsByState& jobs, bool jobs_unchanged,
+                                                    const fairshare::WalkStamp& seen,
+                                                    std::uint64_t association_inputs, time_t now)
+{
     Walk walk;
     switch (jobs_unchanged ? plan_walk(seen, association_inputs, now) : fairshare::WalkPlan::all_jobs) {
     case fairshare::WalkPlan::none:
