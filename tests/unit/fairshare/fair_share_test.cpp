@@ -456,12 +456,6 @@ TEST(FairShareResult, SameJobFactorsComparesFactorsOfOneHierarchy) {
     EXPECT_FALSE(FairShareResult().same_job_factors(compute_fair_share(shape, {})));
 }
 
-}  // namespace
-}  // namespace fairway::fairshare
-
-namespace fairway::fairshare {
-namespace {
-
 const FairShareOptions kDepthOblivious = fair_share_options(false, true, 1);
 
 double fair_share_of(const FairShareResult& result, AssocId id) { return *result.find(id)->fair_share; }
