@@ -88,7 +88,18 @@ struct Work {
     std::vector<long double> usage_efctv;
     std::vector<long double> level_fs;
     std::vector<double> user_factor;
+    std::vector<long double> children_norm_usage;   // DEPTH_OBLIVIOUS only: see children_norm_usage()
 };
+
+// Each node's fair-share children's NormUsage summed, leaving out "parent" ones (Slurm sums a
+// node's siblings this way for each node; once per parent gives the same sum).
+std::vector<long double> children_norm_usage(const TreeFacts& facts) {
+    std::vector<long double> sums(facts.tree.size(), 0);
+    for (std::size_t p = 0; p < facts.tree.size(); ++p)
+        for (std::size_t child : facts.fs_children[p])
+            if (!facts.use_parent(child)) sums[p] += norm_usage(facts, child);
+    return sums;
+}
 
 double classic_norm_shares(const TreeFacts& facts, const std::vector<std::optional<std::size_t>>& parent,
                            const Work& work, std::size_t i) {
@@ -109,8 +120,9 @@ double classic_norm_shares(const TreeFacts& facts, const std::vector<std::option
 // ratio over that of all its siblings together, so that a deep account is not pulled towards 1 by
 // every level above it; k = 1 / (1 + (5 ln R_parent)^2) when the parent and the node are off
 // target in opposite directions (the node then moves towards its parent's ratio), else 1.
-// The siblings are the fair-share parent's direct children whose shares are not "parent", as in
-// Slurm; pow() takes doubles there (C's pow on long double arguments), so it does here.
+// The siblings are the fair-share parent's children whose shares are not "parent" (Slurm's
+// children_list of fs_assoc_ptr, which takes in the children of "parent" accounts); the final pow()
+// takes doubles there (C's pow on long double arguments), so it does here.
 long double depth_oblivious_effective_usage(const TreeFacts& facts, const Work& work, std::size_t i) {
     const std::size_t up = *facts.fs_parent[i];
     const long double own = norm_usage(facts, i);
@@ -118,14 +130,11 @@ long double depth_oblivious_effective_usage(const TreeFacts& facts, const Work& 
     const long double parent_shares = work.shares_norm[up];
     if (shares == 0 || parent_shares == 0 || work.usage_efctv[up] == 0 || own == 0) return own;
     const long double ratio_parent = work.usage_efctv[up] / parent_shares;
-    long double ratio_siblings = 0;
-    for (std::size_t sibling : facts.tree.children(up))
-        if (!facts.use_parent(sibling)) ratio_siblings += norm_usage(facts, sibling);
-    ratio_siblings /= parent_shares;
+    const long double ratio_siblings = work.children_norm_usage[up] / parent_shares;
     const long double ratio_local = (own / shares) / ratio_siblings;
     constexpr long double kPull = 5.0L;
     long double k = 1;
-    if (ratio_parent != 0 && ratio_local != 0 && std::log(ratio_parent) * std::log(ratio_local) < 0)
+    if (std::log(ratio_parent) * std::log(ratio_local) < 0)
         k = 1 / (1 + std::pow(kPull * std::log(ratio_parent), 2.0L));
     return ratio_parent * std::pow(static_cast<double>(ratio_local), static_cast<double>(k)) * shares;
 }
@@ -148,7 +157,8 @@ Work run_classic(const TreeFacts& facts, const FairShareOptions& options) {
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t child : facts.tree.children(i)) parent[child] = i;
     Work work{std::vector<double>(n, 0), std::vector<long double>(n, 0), std::vector<long double>(n, 0),
-              std::vector<double>(n, 0)};
+              std::vector<double>(n, 0), {}};
+    if (options.depth_oblivious) work.children_norm_usage = children_norm_usage(facts);
     for (std::size_t i : facts.preorder) {
         work.shares_norm[i] = classic_norm_shares(facts, parent, work, i);
         work.usage_efctv[i] = facts.is_root(i) ? 1.0L : classic_effective_usage(facts, work, i, options);
@@ -208,7 +218,7 @@ void rank_siblings(const TreeFacts& facts, Work& work, Ranking& ranking, std::ve
 Work run_fair_tree(const TreeFacts& facts) {
     const std::size_t n = facts.tree.size();
     Work work{std::vector<double>(n, 0), std::vector<long double>(n, 0), std::vector<long double>(n, 0),
-              std::vector<double>(n, 0)};
+              std::vector<double>(n, 0), {}};
     for (std::size_t i : facts.preorder) fair_tree_level(facts, work, i);
     Ranking ranking;
     for (const AssociationNode& node : facts.tree.nodes()) ranking.users += node.is_user() ? 1 : 0;

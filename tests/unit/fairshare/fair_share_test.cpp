@@ -506,6 +506,30 @@ TEST(FairShareDepthOblivious, DepthDoesNotMoveAUserUnderAncestorsOnTarget) {
     EXPECT_NEAR(result.find(2111)->effective_usage / result.find(2111)->norm_shares, 0.1 / 0.25, 1e-12);
 }
 
+// The children of a Fairshare=parent account are its parent's fair-share children, so they count
+// among the siblings whose usage r_local is measured against, as if the account were not there.
+TEST(FairShareDepthOblivious, SiblingsTakeInTheChildrenOfParentAccounts) {
+    const AssociationTree nested = tree_of({{1, 0, "root", "", 1, 0},
+                                            {2, 1, "p", "", 1, 0},
+                                            {3, 2, "x", "", -1, 0},
+                                            {31, 3, "x", "a", 1, 4},
+                                            {32, 3, "x", "b", 1, 2},
+                                            {21, 2, "p", "c", 1, 1},
+                                            {4, 1, "q", "", 1, 0},
+                                            {41, 4, "q", "d", 1, 1}});
+    const AssociationTree flat = tree_of({{1, 0, "root", "", 1, 0},
+                                          {2, 1, "p", "", 1, 0},
+                                          {31, 2, "p", "a", 1, 4},
+                                          {32, 2, "p", "b", 1, 2},
+                                          {21, 2, "p", "c", 1, 1},
+                                          {4, 1, "q", "", 1, 0},
+                                          {41, 4, "q", "d", 1, 1}});
+    const FairShareResult with_parent_account = compute_fair_share(nested, kDepthOblivious);
+    const FairShareResult without = compute_fair_share(flat, kDepthOblivious);
+    for (AssocId id : {21u, 31u, 32u})
+        EXPECT_NEAR(with_parent_account.find(id)->effective_usage, without.find(id)->effective_usage, 1e-15) << id;
+}
+
 TEST(FairShareOptions, FollowSlurmsFlags) {
     EXPECT_STREQ(algorithm_name(fair_share_options(true, false, 0)), "fair_tree");
     EXPECT_STREQ(algorithm_name(fair_share_options(false, false, 0)), "classic");
