@@ -92,12 +92,10 @@ fairshare::Shares read_shares(const json& object, const ObjectPlace& place) {
 
 // "fair_tree" (default), "classic" (NO_FAIR_TREE) or "depth_oblivious" (DEPTH_OBLIVIOUS).
 fairshare::FairShareOptions read_algorithm(const json& top, const ObjectPlace& place, std::uint16_t dampening) {
-    std::string name = optional_text(top, "algorithm", place).value_or("fair_tree");
-    for (bool fair_tree : {true, false})
-        for (bool depth_oblivious : {false, true}) {
-            fairshare::FairShareOptions options = fairshare::fair_share_options(fair_tree, depth_oblivious, dampening);
-            if (name == fairshare::algorithm_name(options)) return options;
-        }
+    const std::string name = optional_text(top, "algorithm", place).value_or("fair_tree");
+    if (name == "fair_tree") return fairshare::fair_share_options(true, false, dampening);
+    if (name == "classic") return fairshare::fair_share_options(false, false, dampening);
+    if (name == "depth_oblivious") return fairshare::fair_share_options(false, true, dampening);
     throw InputError(place.at("algorithm"),
                      "must be \"fair_tree\", \"classic\" or \"depth_oblivious\", not '" + name + "'");
 }
