@@ -25,6 +25,7 @@ wait_for 30 "priority/fairway to load" eval 'startup_log | grep -qF "priority/fa
 warning=$(startup_log | grep -F "PriorityUsageResetPeriod is ignored" | tail -n 1)
 note "$warning"
 [ -n "$warning" ] || fail "no warning that PriorityUsageResetPeriod is ignored"
+wait_pass   # GPU billing is checked at the first pass, before it writes the state file
 startup_log | grep -F "GPUs carry no billing weight" && fail "GPU billing warning although the partitions bill GPUs"
 
 # 1. scontrol reconfigure with a bad value keeps the running configuration.
