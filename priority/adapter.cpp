@@ -151,13 +151,15 @@ void Adapter::save_state()
     save_usage_state(path, bytes);
 }
 
+// slurmctld asks with its job write lock held (set_job_prio), as the pass walks, so the job can be
+// filed in the pass's age calendar: a job submitted or updated needs no walk over all jobs.
 uint32_t Adapter::initial_priority(job_record_t* job)
 {
     if (!in_slurmctld_)
         return 1;
     site_factor_g_set(job);
     JobPrioritizer prioritizer(current_settings(), current_fair_share(), symbols_);
-    return prioritizer.initial(job, time(nullptr));
+    return prioritizer.initial(job, time(nullptr), &age_calendar_);
 }
 
 void Adapter::reconfigure(bool)

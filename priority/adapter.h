@@ -88,7 +88,7 @@ private:
 
     // Steps of a pass (calc_pass.cpp).
     std::optional<Walk> charge_and_reprioritize(const Settings& settings, time_t now, CollectedUsage& usage);
-    std::optional<Walk> plan_and_walk(JobsByState& jobs, bool jobs_unchanged, const fairshare::WalkStamp& seen,
+    std::optional<Walk> plan_and_walk(JobsByState& jobs, bool no_job_started, const fairshare::WalkStamp& seen,
                                       std::uint64_t association_inputs, time_t now);
     void log_pass(const CollectedUsage& usage, const std::optional<Walk>& walk, double total_ms) const;
     static JobsByState jobs_by_state(List job_list);
@@ -106,10 +106,8 @@ private:
     Walk reprioritize_due_jobs(time_t now);
     Walk reprioritize(const std::vector<job_record_t*>& first, const std::vector<job_record_t*>& second, time_t now);
     void mark_jobs_updated();
-    bool backfill_may_have_ended_in(time_t second) const;
     // Skipping the walk when it would change nothing (walk_skip.cpp).
     fairshare::WalkStamp job_side_stamp();
-    fairshare::WalkStamp stamp(std::uint64_t fingerprint) const;
     bool jobs_of_last_walk_that_may_accrue(const fairshare::WalkStamp& seen, time_t now,
                                            std::vector<job_record_t*>& jobs) const;
     static std::uint64_t association_side_inputs(const CollectedUsage& usage);
@@ -130,8 +128,9 @@ private:
     std::string last_saved_to_;  // ... and its path; both touched only by the pass thread
     std::shared_ptr<const fairshare::AssociationTree> hierarchy_;   // the last pass's; pass thread only
     std::optional<RememberedWalk> last_walk_;
-    // When the walked jobs' priorities next change by aging alone; pass thread only, under the job
-    // write lock. Filled by a walk over all jobs, drawn from and topped up by one over those due.
+    // When the walked jobs' priorities next change by aging alone; under the job write lock. Filled
+    // by a walk over all jobs, drawn from and topped up by one over those due, and by
+    // initial_priority() with each job slurmctld asks about.
     fairshare::AgeCalendar age_calendar_;
     // The time of the last walk: the jobs it did not recompute (not due) keep an older age factor,
     // which sprio's listing brings forward to this time. Written under the job write lock, read

@@ -10,9 +10,9 @@
 //   6. save the book atomically, with no Slurm lock held; a pass that charged nothing skips the
 //      save while the file is younger than 1.5 periods
 // Both walks prefetch the records ahead of the job they work on (list_walk.h). When no job
-// changed since the last walk, step 2 takes the jobs that may accrue usage from the last walk
-// instead of the whole list, and step 5 recomputes only the jobs whose priority aging changes
-// since, or none at all (walk_skip.cpp).
+// started since the last walk, step 2 takes the jobs that may accrue usage from the last walk
+// instead of the whole list, and step 5 recomputes, unless something they all read changed, only
+// the jobs whose priority aging changes since, or none at all (walk_skip.cpp).
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -110,8 +110,8 @@ std::optional<Adapter::Walk> Adapter::charge_and_reprioritize(const Settings& se
     LapClock steps;
     const fairshare::WalkStamp seen = job_side_stamp();
     JobsByState jobs;
-    const bool jobs_unchanged = jobs_of_last_walk_that_may_accrue(seen, now, jobs.others);
-    if (!jobs_unchanged)
+    const bool no_job_started = jobs_of_last_walk_that_may_accrue(seen, now, jobs.others);
+    if (!no_job_started)
         jobs = jobs_by_state(*symbols_.job_list);
     std::uint64_t association_inputs = 0;
     {
@@ -129,24 +129,24 @@ std::optional<Adapter::Walk> Adapter::charge_and_reprioritize(const Settings& se
         association_inputs = association_side_inputs(usage);
         step_times_.limits = steps.lap();
     }
-    const auto walk = plan_and_walk(jobs, jobs_unchanged, seen, association_inputs, now);
+    const auto walk = plan_and_walk(jobs, no_job_started, seen, association_inputs, now);
     step_times_.walk = steps.lap();
     return walk;
 }
 
-std::optional<Adapter::Walk> Adapter::plan_and_walk(JobsByState& jobs, bool jobs_unchanged,
+std::optional<Adapter::Walk> Adapter::plan_and_walk(JobsByState& jobs, bool no_job_started,
                                                     const fairshare::WalkStamp& seen,
                                                     std::uint64_t association_inputs, time_t now)
 {
     Walk walk;
-    switch (jobs_unchanged ? plan_walk(seen, association_inputs, now) : fairshare::WalkPlan::all_jobs) {
+    switch (no_job_started ? plan_walk(seen, association_inputs, now) : fairshare::WalkPlan::all_jobs) {
     case fairshare::WalkPlan::none:
         return std::nullopt;
     case fairshare::WalkPlan::due_jobs:
         walk = reprioritize_due_jobs(now);
         break;
     case fairshare::WalkPlan::all_jobs:
-        if (jobs_unchanged)
+        if (no_job_started)
             jobs = jobs_by_state(*symbols_.job_list);
         walk = reprioritize_jobs(jobs, now);
         break;
@@ -312,11 +312,15 @@ Adapter::Walk Adapter::reprioritize_jobs(const JobsByState& jobs, time_t now)
 }
 
 // Only the jobs whose priority aging has changed since the last walk; the jobs that are gone or
-// no longer pending are not found, or not wanted, and drop out of the calendar.
+// no longer pending are not found, or not wanted, and drop out of the calendar. A job filed again
+// when slurmctld asked for its priority may be due twice: it is recomputed once.
 Adapter::Walk Adapter::reprioritize_due_jobs(time_t now)
 {
+    std::vector<uint32_t> ids = age_calendar_.take_due(time_point(now));
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     std::vector<job_record_t*> due;
-    for (const uint32_t id : age_calendar_.take_due(time_point(now))) {
+    for (const uint32_t id : ids) {
         if (job_record_t* job = symbols_.find_job(id))
             due.push_back(job);
     }
@@ -352,24 +356,7 @@ Adapter::Walk Adapter::reprioritize(const std::vector<job_record_t*>& first, con
 
 void Adapter::mark_jobs_updated()
 {
-    const time_t end = time(nullptr);
-    *symbols_.last_job_update = static_cast<time_t>(
-        fairshare::job_update_mark(*symbols_.last_job_update, end, backfill_may_have_ended_in(end)));
-}
-
-// Backfill runs a cycle only for a stamp at or after the second its last cycle ended in. slurmctld
-// shows the second that cycle started in (before it built its queue) and how long it worked,
-// not counting the queue or the sleeps when it yielded its locks: half as long again, and two
-// seconds more, covers them. Unknown (no statistics found): maybe.
-bool Adapter::backfill_may_have_ended_in(time_t second) const
-{
-    const diag_stats_t* stats = symbols_.diag_stats;
-    if (!stats || stats->bf_active)
-        return true;
-    if (!stats->bf_when_last_cycle)
-        return false;
-    const double span = 1.5 * static_cast<double>(stats->bf_cycle_last) / 1e6 + 2;
-    return static_cast<double>(second - stats->bf_when_last_cycle) <= span;
+    *symbols_.last_job_update = time(nullptr);
 }
 
 void Adapter::warn_if_gpus_unbilled()

@@ -229,15 +229,23 @@ bool JobPrioritizer::write_partition_priorities(job_record_t* job, const fairsha
     return changed;
 }
 
+// Files the job under the time aging next changes `priority`, its priority computed at `now` (facts_
+// are still the job's), unless aging cannot change it any more.
+void JobPrioritizer::file_next_change(const job_record_t* job, const fairshare::JobPriority& priority, time_t now,
+                                      fairshare::AgeCalendar* calendar) const
+{
+    if (!calendar)
+        return;
+    if (const auto due = fairshare::next_priority_change(settings_->priority, facts_, priority, time_point(now)))
+        calendar->add(job->job_id, *due);
+}
+
 bool JobPrioritizer::update(job_record_t* job, time_t now, fairshare::AgeCalendar* calendar)
 {
     if (!wants(job))
         return false;
     const fairshare::JobPriority priority = compute(job, now);
-    if (calendar) {
-        if (const auto due = fairshare::next_priority_change(settings_->priority, facts_, priority, time_point(now)))
-            calendar->add(job->job_id, *due);
-    }
+    file_next_change(job, priority, now, calendar);
     write_factors(job, priority);
     bool changed = write_partition_priorities(job, priority);
     if (job->priority != priority.priority && !(settings_->incr_only && job->priority > priority.priority)) {
@@ -247,7 +255,7 @@ bool JobPrioritizer::update(job_record_t* job, time_t now, fairshare::AgeCalenda
     return changed;
 }
 
-uint32_t JobPrioritizer::initial(job_record_t* job, time_t now)
+uint32_t JobPrioritizer::initial(job_record_t* job, time_t now, fairshare::AgeCalendar* calendar)
 {
     if (job->direct_set_prio && job->priority > 0)
         return job->priority;
@@ -255,6 +263,7 @@ uint32_t JobPrioritizer::initial(job_record_t* job, time_t now)
         return 1;
     AssocMgrLock locks({.assoc = READ_LOCK, .qos = READ_LOCK});
     const fairshare::JobPriority priority = compute(job, now);
+    file_next_change(job, priority, now, calendar);
     write_factors(job, priority);
     write_partition_priorities(job, priority);
     return priority.priority;

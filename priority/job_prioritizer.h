@@ -33,8 +33,9 @@ public:
     bool update(job_record_t* job, time_t now, fairshare::AgeCalendar* calendar = nullptr);
 
     // The priority for priority_p_set: computes factors and the array, returns the priority
-    // (Slurm stores it). Same locks as update() except assoc_mgr's, which this takes itself.
-    uint32_t initial(job_record_t* job, time_t now);
+    // (Slurm stores it), and files the job in `calendar` as update() does. Same locks as update()
+    // except assoc_mgr's, which this takes itself.
+    uint32_t initial(job_record_t* job, time_t now, fairshare::AgeCalendar* calendar = nullptr);
 
     // Weighted partition and TRES factors of a multi-partition job in one of its partitions (sprio
     // shows one line per partition). Same locks as update().
@@ -65,6 +66,8 @@ private:
     void fill_job_facts(const job_record_t* job, time_t now);
     void fill_partition_facts(job_record_t* job);
     void add_partition(const part_record_t* partition);
+    void file_next_change(const job_record_t* job, const fairshare::JobPriority& priority, time_t now,
+                          fairshare::AgeCalendar* calendar) const;
     void write_factors(job_record_t* job, const fairshare::JobPriority& priority) const;
     bool write_partition_priorities(job_record_t* job, const fairshare::JobPriority& priority) const;
 

@@ -3,8 +3,13 @@
 // age_calendar.h; this file gathers what slurmctld shows of the inputs).
 //
 // What a walk reads, and how a change of it is seen without visiting the jobs:
-// - the jobs themselves: slurmctld stamps every change of a job (submission, update, start, end,
-//   purge) in last_job_update, and the job count is compared too;
+// - the jobs themselves: in Slurm 22.05 a job's submission, every update of a job that is not held
+//   and its release end in set_job_prio(), which asks priority_p_set: the job is recomputed and
+//   filed in the age calendar right then (Adapter::initial_priority). The changes that do not ask
+//   (a start, an end, a requeue, a purge, an array task split off as it starts) leave pending
+//   priorities alone, but a start makes a job accrue usage: slurmctld's start count (sdiag's
+//   statistics) tells, and a pass after a start looks at every job. A requeued job is one of the
+//   last walk's running jobs that is pending again, and makes the pass look at every job too.
 // - partitions, QOS, associations (priorities, shares, records), the cluster's size, fairway's
 //   settings: a fingerprint of them, taken every pass;
 // - fair-share factors: compared with the ones the last walk used;
@@ -13,7 +18,8 @@
 //   every pass), and the walk is skipped only when the calendar is empty;
 // - a site_factor plugin may change any job when it updates: no skip with one configured.
 // Nothing else (no job pointer, only ids) is kept between passes, so a change that slips past all
-// of this is only postponed, to the walk over all jobs made at least every kLongestSkip.
+// of this (`scontrol top`, which sets priorities itself; a burst-buffer array task split off
+// before it starts) is only postponed, to the walk over all jobs made at least every kLongestSkip.
 #include <cstring>
 
 #include "priority/adapter.h"
@@ -51,18 +57,8 @@ std::uint64_t qos_inputs()
 
 }  // namespace
 
-// What slurmctld shows of the jobs as a whole, with `fingerprint` (job_side_inputs()). Caller holds
-// the job write lock.
-fairshare::WalkStamp Adapter::stamp(std::uint64_t fingerprint) const
-{
-    return fairshare::WalkStamp{.job_update = *symbols_.last_job_update,
-                                .seen_at = time(nullptr),
-                                .job_count = static_cast<size_t>(list_count(*symbols_.job_list)),
-                                .fingerprint = fingerprint};
-}
-
-// The job-side stamp: a fingerprint of the partitions, the cluster and the settings. Caller holds
-// the job write lock and the partition read lock.
+// The job-side stamp: slurmctld's start count and a fingerprint of the partitions, the cluster and
+// the settings. Caller holds the job write lock and the partition read lock.
 fairshare::WalkStamp Adapter::job_side_stamp()
 {
     fairshare::Fingerprint inputs;
@@ -70,15 +66,20 @@ fairshare::WalkStamp Adapter::job_side_stamp()
     walk_list<part_record_t>(*symbols_.part_list, "partition fingerprint", [&](const part_record_t* partition) {
         add_partition(inputs, partition, *symbols_.tres_count);
     });
-    return stamp(inputs.value());
+    fairshare::WalkStamp stamp{.seen_at = time(nullptr), .starts = std::nullopt, .fingerprint = inputs.value()};
+    if (const diag_stats_t* stats = symbols_.diag_stats)
+        stamp.starts = fairshare::StartCounts{.started = static_cast<std::uint32_t>(stats->jobs_started),
+                                              .submitted = static_cast<std::uint32_t>(stats->jobs_submitted),
+                                              .schedule_cycles = static_cast<std::uint32_t>(stats->schedule_cycle_counter)};
+    return stamp;
 }
 
-// While no job changed, the jobs that may accrue usage are the last walk's; looked up by id
+// While no job started, the jobs that may accrue usage are the last walk's; looked up by id
 // (slurmctld's hash), so a job that is gone is not found. False: take them from the whole list.
 bool Adapter::jobs_of_last_walk_that_may_accrue(const fairshare::WalkStamp& seen, time_t now,
                                                 std::vector<job_record_t*>& jobs) const
 {
-    if (!last_walk_ || site_factor_plugin_configured() || !fairshare::jobs_unchanged(last_walk_->walk, seen, now, kLongestSkip))
+    if (!last_walk_ || site_factor_plugin_configured() || !fairshare::no_job_started(last_walk_->walk, seen, now, kLongestSkip))
         return false;
     jobs.clear();
     for (const uint32_t id : last_walk_->may_accrue) {
@@ -103,13 +104,12 @@ fairshare::WalkPlan Adapter::plan_walk(const fairshare::WalkStamp& seen, std::ui
     const auto fair_share = current_fair_share();
     const auto& used = last_walk_->fair_share;
     const bool same_fair_share = fair_share && used ? fair_share->same_job_factors(*used) : fair_share == used;
-    return fairshare::plan_walk(last_walk_->walk, seen, association_inputs, same_fair_share, now, kLongestSkip);
+    return fairshare::plan_walk(last_walk_->walk, seen, association_inputs, same_fair_share, age_calendar_.empty(), now,
+                                kLongestSkip);
 }
 
-// Called at the end of a walk, still under the locks `seen` was read under (so its fingerprint
-// still holds): the stamp read now includes the walk's own mark, if it changed a priority
-// (walk_memo.h's job_update_mark says when the next pass can tell that mark from a later change).
-// A walk that stopped early leaves nothing to go by.
+// Called at the end of a walk, still under the locks `seen` was read under. A walk that stopped
+// early leaves nothing to go by.
 void Adapter::remember_walk(const fairshare::WalkStamp& seen, std::uint64_t association_inputs, const Walk& walk,
                             const std::vector<job_record_t*>& may_accrue)
 {
@@ -117,9 +117,8 @@ void Adapter::remember_walk(const fairshare::WalkStamp& seen, std::uint64_t asso
         last_walk_.reset();
         return;
     }
-    const fairshare::WalkStamp end = stamp(seen.fingerprint);
     const std::int64_t full_walk_at = walk.all_jobs ? seen.seen_at : last_walk_->walk.full_walk_at;
-    RememberedWalk remembered{.walk = {end, association_inputs, age_calendar_.empty(), full_walk_at},
+    RememberedWalk remembered{.walk = {seen, association_inputs, full_walk_at},
                               .may_accrue = {},
                               .fair_share = current_fair_share(),
                               .settings = current_settings()};

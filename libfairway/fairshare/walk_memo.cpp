@@ -4,35 +4,29 @@
 
 namespace fairway::fairshare {
 
-bool jobs_unchanged(const std::optional<LastWalk>& last, const WalkStamp& seen, std::int64_t now,
+bool no_start_between(const StartCounts& before, const StartCounts& now)
+{
+    return now.started == before.started && now.submitted >= before.submitted &&
+           now.schedule_cycles >= before.schedule_cycles;
+}
+
+bool no_job_started(const std::optional<LastWalk>& last, const WalkStamp& seen, std::int64_t now,
                     std::chrono::seconds longest_skip)
 {
-    if (!last)
+    if (!last || !seen.starts || !last->stamp.starts || !no_start_between(*last->stamp.starts, *seen.starts) ||
+        seen.fingerprint != last->stamp.fingerprint)
         return false;
-    const WalkStamp& before = last->stamp;
-    // slurmctld stamps a job change with the second it happened in: a change stamped in the second
-    // the last walk read the stamp could be followed, unseen, by another with the same stamp.
-    if (before.job_update >= before.seen_at)
-        return false;
-    if (seen.job_update != before.job_update || seen.job_count != before.job_count ||
-        seen.fingerprint != before.fingerprint)
-        return false;
-    // A clock stepped back could repeat a stamp; and every job is visited now and then regardless.
-    return now >= before.seen_at && now >= last->full_walk_at && now - last->full_walk_at < longest_skip.count();
+    // A clock stepped back makes the ages unreliable; and every job is visited now and then regardless.
+    return now >= last->stamp.seen_at && now >= last->full_walk_at && now - last->full_walk_at < longest_skip.count();
 }
 
 WalkPlan plan_walk(const std::optional<LastWalk>& last, const WalkStamp& seen, std::uint64_t association_inputs,
-                   bool same_fair_share, std::int64_t now, std::chrono::seconds longest_skip)
+                   bool same_fair_share, bool ages_settled, std::int64_t now, std::chrono::seconds longest_skip)
 {
-    if (!same_fair_share || !jobs_unchanged(last, seen, now, longest_skip) ||
+    if (!same_fair_share || !no_job_started(last, seen, now, longest_skip) ||
         association_inputs != last->association_inputs)
         return WalkPlan::all_jobs;
-    return last->ages_settled ? WalkPlan::none : WalkPlan::due_jobs;
-}
-
-std::int64_t job_update_mark(std::int64_t current, std::int64_t end, bool backfill_may_have_ended_in_end)
-{
-    return (current < end && !backfill_may_have_ended_in_end) ? end - 1 : end;
+    return ages_settled ? WalkPlan::none : WalkPlan::due_jobs;
 }
 
 Fingerprint& Fingerprint::add_bits(std::uint64_t bits)

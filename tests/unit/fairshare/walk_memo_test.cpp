@@ -1,6 +1,6 @@
 // When a pass may skip its walk over the pending jobs, or narrow it to the jobs due by age
-// (walk_memo.h): only when nothing it cannot see job by job changed since the last walk, and never
-// for long; and the mark a walk leaves in last_job_update.
+// (walk_memo.h): only when no job started and nothing all jobs read changed since the last walk,
+// and never for long.
 #include "fairshare/walk_memo.h"
 
 #include <gtest/gtest.h>
@@ -11,14 +11,15 @@ namespace fairway::fairshare {
 namespace {
 
 constexpr std::chrono::seconds kLongestSkip{300};
+constexpr StartCounts kStarts{.started = 50, .submitted = 900, .schedule_cycles = 4000};
 
-LastWalk settled_walk() {
-    return LastWalk{WalkStamp{.job_update = 100, .seen_at = 105, .job_count = 10, .fingerprint = 42}, 7, true, 105};
+LastWalk last_walk() {
+    return LastWalk{WalkStamp{.seen_at = 105, .starts = kStarts, .fingerprint = 42}, 7, 105};
 }
 
 WalkPlan plan(const std::optional<LastWalk>& last, const WalkStamp& seen, std::int64_t now = 110,
-              std::uint64_t association_inputs = 7, bool same_fair_share = true) {
-    return plan_walk(last, seen, association_inputs, same_fair_share, now, kLongestSkip);
+              std::uint64_t association_inputs = 7, bool same_fair_share = true, bool ages_settled = true) {
+    return plan_walk(last, seen, association_inputs, same_fair_share, ages_settled, now, kLongestSkip);
 }
 
 bool repeats(const std::optional<LastWalk>& last, const WalkStamp& seen, std::int64_t now = 110,
@@ -26,98 +27,92 @@ bool repeats(const std::optional<LastWalk>& last, const WalkStamp& seen, std::in
     return plan(last, seen, now, association_inputs, same_fair_share) == WalkPlan::none;
 }
 
+WalkStamp seen_later(StartCounts starts = kStarts) {
+    return WalkStamp{.seen_at = 110, .starts = starts, .fingerprint = 42};
+}
+
 TEST(WalkMemo, RepeatsWhenNothingChanged) {
-    EXPECT_TRUE(jobs_unchanged(settled_walk(), settled_walk().stamp, 110, kLongestSkip));
-    EXPECT_TRUE(repeats(settled_walk(), settled_walk().stamp));
+    EXPECT_TRUE(no_job_started(last_walk(), seen_later(), 110, kLongestSkip));
+    EXPECT_TRUE(repeats(last_walk(), seen_later()));
 }
 
 TEST(WalkMemo, WalksAllJobsWithoutAnEarlierWalk) {
-    EXPECT_EQ(plan(std::nullopt, settled_walk().stamp), WalkPlan::all_jobs);
-    EXPECT_FALSE(jobs_unchanged(std::nullopt, settled_walk().stamp, 110, kLongestSkip));
+    EXPECT_EQ(plan(std::nullopt, seen_later()), WalkPlan::all_jobs);
+    EXPECT_FALSE(no_job_started(std::nullopt, seen_later(), 110, kLongestSkip));
 }
 
-// Ages that still grow change no job record: the jobs are unchanged (their charges can come from
-// the last walk's list), and the walk is narrowed to the jobs due, not skipped.
+// Ages that still grow change no job record: the jobs that may accrue usage are the last walk's,
+// and the walk is narrowed to the jobs due, not skipped.
 TEST(WalkMemo, GrowingAgesNarrowTheWalkToTheJobsDue) {
-    LastWalk growing = settled_walk();
-    growing.ages_settled = false;
-    EXPECT_TRUE(jobs_unchanged(growing, growing.stamp, 110, kLongestSkip));
-    EXPECT_EQ(plan(growing, growing.stamp), WalkPlan::due_jobs);
-    EXPECT_EQ(plan(growing, growing.stamp, 110, 8), WalkPlan::all_jobs);
-    EXPECT_EQ(plan(growing, growing.stamp, 110, 7, false), WalkPlan::all_jobs);
+    EXPECT_EQ(plan(last_walk(), seen_later(), 110, 7, true, false), WalkPlan::due_jobs);
+    EXPECT_EQ(plan(last_walk(), seen_later(), 110, 8, true, false), WalkPlan::all_jobs);
+    EXPECT_EQ(plan(last_walk(), seen_later(), 110, 7, false, false), WalkPlan::all_jobs);
 }
 
 // Walks over the jobs due are remembered too, but only a walk over all jobs resets the clock that
 // bounds how long a missed change can stay unseen.
 TEST(WalkMemo, EveryJobIsVisitedWithinTheLongestSkipOfTheLastFullWalk) {
-    LastWalk narrowed = settled_walk();
-    narrowed.ages_settled = false;
+    LastWalk narrowed = last_walk();
     narrowed.stamp.seen_at = 350;
-    narrowed.stamp.job_update = 349;
     narrowed.full_walk_at = 105;
-    EXPECT_EQ(plan(narrowed, narrowed.stamp, 360), WalkPlan::due_jobs);
-    EXPECT_EQ(plan(narrowed, narrowed.stamp, 105 + 300), WalkPlan::all_jobs);
-    EXPECT_FALSE(jobs_unchanged(narrowed, narrowed.stamp, 105 + 300, kLongestSkip));
+    EXPECT_EQ(plan(narrowed, seen_later(), 360, 7, true, false), WalkPlan::due_jobs);
+    EXPECT_EQ(plan(narrowed, seen_later(), 105 + 300, 7, true, false), WalkPlan::all_jobs);
+    EXPECT_FALSE(no_job_started(narrowed, seen_later(), 105 + 300, kLongestSkip));
 }
 
-TEST(WalkMemo, JobSideChangesAreSeenBeforeCharging) {
-    const LastWalk last = settled_walk();
-    WalkStamp seen = last.stamp;
-    seen.job_update = 107;
-    EXPECT_FALSE(jobs_unchanged(last, seen, 110, kLongestSkip));
-    EXPECT_FALSE(repeats(last, seen));
-    seen = last.stamp;
-    seen.job_count = 11;
-    EXPECT_FALSE(jobs_unchanged(last, seen, 110, kLongestSkip));
-    seen = last.stamp;
+// A start makes a job accrue usage that the last walk's list does not hold.
+TEST(WalkMemo, AStartIsSeenBeforeCharging) {
+    StartCounts started = kStarts;
+    ++started.started;
+    EXPECT_FALSE(no_job_started(last_walk(), seen_later(started), 110, kLongestSkip));
+    EXPECT_EQ(plan(last_walk(), seen_later(started)), WalkPlan::all_jobs);
+}
+
+// Submissions and ends move no start count; the jobs submitted were filed when slurmctld asked
+// for their priority.
+TEST(WalkMemo, SubmissionsAndSchedulingCyclesAloneChangeNothing) {
+    StartCounts busier = kStarts;
+    busier.submitted += 200;
+    busier.schedule_cycles += 3;
+    EXPECT_TRUE(no_job_started(last_walk(), seen_later(busier), 110, kLongestSkip));
+}
+
+// slurmctld resets its statistics at midnight and on `sdiag --reset`: a start count back at the
+// same number is then told apart by the other counts, which fell.
+TEST(WalkMemo, AResetOfSlurmctldsStatisticsIsNotTakenForNoStart) {
+    StartCounts reset{.started = kStarts.started, .submitted = 3, .schedule_cycles = 20};
+    EXPECT_FALSE(no_job_started(last_walk(), seen_later(reset), 110, kLongestSkip));
+    reset = StartCounts{.started = kStarts.started, .submitted = 950, .schedule_cycles = 20};
+    EXPECT_FALSE(no_job_started(last_walk(), seen_later(reset), 110, kLongestSkip));
+}
+
+// Without slurmctld's statistics no start can be ruled out.
+TEST(WalkMemo, UnknownStartsMeanEveryJobIsLookedAt) {
+    WalkStamp seen = seen_later();
+    seen.starts.reset();
+    EXPECT_FALSE(no_job_started(last_walk(), seen, 110, kLongestSkip));
+    LastWalk last = last_walk();
+    last.stamp.starts.reset();
+    EXPECT_FALSE(no_job_started(last, seen_later(), 110, kLongestSkip));
+}
+
+TEST(WalkMemo, JobSideInputsAreSeenBeforeCharging) {
+    WalkStamp seen = seen_later();
     seen.fingerprint = 43;
-    EXPECT_FALSE(jobs_unchanged(last, seen, 110, kLongestSkip));
+    EXPECT_FALSE(no_job_started(last_walk(), seen, 110, kLongestSkip));
+    EXPECT_EQ(plan(last_walk(), seen), WalkPlan::all_jobs);
 }
 
 TEST(WalkMemo, AssociationAndFairShareChangesPreventTheRepeat) {
-    const LastWalk last = settled_walk();
-    EXPECT_TRUE(jobs_unchanged(last, last.stamp, 110, kLongestSkip));
-    EXPECT_FALSE(repeats(last, last.stamp, 110, 8));
-    EXPECT_FALSE(repeats(last, last.stamp, 110, 7, false));
-}
-
-// A change stamped in the very second the walk read the stamp may hide a later one with the
-// same stamp.
-TEST(WalkMemo, WalksWhenTheStampWasOfTheSecondItWasReadIn) {
-    LastWalk last = settled_walk();
-    last.stamp.job_update = last.stamp.seen_at;
-    EXPECT_FALSE(repeats(last, last.stamp));
+    EXPECT_TRUE(no_job_started(last_walk(), seen_later(), 110, kLongestSkip));
+    EXPECT_FALSE(repeats(last_walk(), seen_later(), 110, 8));
+    EXPECT_FALSE(repeats(last_walk(), seen_later(), 110, 7, false));
 }
 
 TEST(WalkMemo, WalksWhenTheClockSteppedBackOrTheLastWalkIsOld) {
-    const LastWalk last = settled_walk();
-    EXPECT_FALSE(repeats(last, last.stamp, 104));
-    EXPECT_TRUE(repeats(last, last.stamp, 105 + 299));
-    EXPECT_FALSE(repeats(last, last.stamp, 105 + 300));
-}
-
-// A walk that changed priorities marks the second before the one it ended in, which no later
-// change can be stamped with; unless that would hide a change from the schedulers.
-TEST(WalkMemo, MarksTheSecondBeforeTheWalkEndedWhenThatIsStillNews) {
-    EXPECT_EQ(job_update_mark(100, 200, false), 199);
-    EXPECT_EQ(job_update_mark(199, 200, false), 199);
-    // A change already stamped in this second: going back would hide it.
-    EXPECT_EQ(job_update_mark(200, 200, false), 200);
-    EXPECT_EQ(job_update_mark(205, 200, false), 200);
-    // Backfill may have ended a cycle in this second: only this second wakes it.
-    EXPECT_EQ(job_update_mark(100, 200, true), 200);
-}
-
-// The next pass can tell the walk's own mark from any later change only when it is not the
-// second the walk ended (and read the stamp) in.
-TEST(WalkMemo, TheWalksOwnMarkLetsTheNextPassNarrowItsWalk) {
-    LastWalk last = settled_walk();
-    last.ages_settled = false;
-    last.stamp.seen_at = 200;
-    last.stamp.job_update = job_update_mark(100, 200, false);
-    EXPECT_EQ(plan(last, last.stamp, 260), WalkPlan::due_jobs);
-    last.stamp.job_update = job_update_mark(100, 200, true);
-    EXPECT_EQ(plan(last, last.stamp, 260), WalkPlan::all_jobs);
+    EXPECT_FALSE(repeats(last_walk(), seen_later(), 104));
+    EXPECT_TRUE(repeats(last_walk(), seen_later(), 105 + 299));
+    EXPECT_FALSE(repeats(last_walk(), seen_later(), 105 + 300));
 }
 
 TEST(Fingerprint, SeesEveryValueAndItsOrder) {
