@@ -129,6 +129,7 @@ void Adapter::rebuild_if_needed(const Settings& settings, time_t now)
     info("priority/fairway: usage rebuilt from accounting: %zu associations, %zu meters",
          rebuilt->fair_share_usage().association_count(), rebuilt->meter_count());
     book_ = std::move(rebuilt);
+    book_changed_ = true;
     last_pass_ = now;
     rebuilt_until_ = now;
     rebuild_pending_ = false;
@@ -147,8 +148,12 @@ void Adapter::save_state()
             return;
         path = settings_->state_file;
         bytes = book_->serialize();
+        book_changed_ = false;
     }
-    save_usage_state(path, bytes);
+    if (!save_usage_state(path, bytes)) {
+        std::lock_guard<std::mutex> lock(state_mutex_);
+        book_changed_ = true;
+    }
 }
 
 // slurmctld asks with its job write lock held (set_job_prio), as the pass walks, so the job can be
@@ -231,6 +236,7 @@ void Adapter::job_ended(job_record_t* job)
         return;
     try {
         book_->charge(charge->owners, charge->rates, charge->seconds, time_point(charge->at));
+        book_changed_ = true;
     } catch (const InputError& e) {
         error("priority/fairway: final usage of %pJ not charged: %s", job, e.what());
     }

@@ -46,7 +46,6 @@ private:
         std::vector<fairshare::AssocId> reset_by_admin;
         std::vector<fairshare::QosId> qos_reset_by_admin;
         std::optional<std::vector<fairshare::QosId>> existing_qos;   // ascending
-        bool rebuilt = false;   // the book was rebuilt from accounting before this pass
         std::uint64_t association_inputs = 0;   // AssociationScan::priority_inputs
     };
 
@@ -93,11 +92,12 @@ private:
     void log_pass(const CollectedUsage& usage, const std::optional<Walk>& walk, double total_ms) const;
     static JobsByState jobs_by_state(List job_list);
     CollectedUsage collect_usage(const std::vector<job_record_t*>& jobs,
-                                 const std::vector<slurmdb_assoc_rec_t*>& associations, time_t now);
+                                 std::vector<slurmdb_assoc_rec_t*>& associations, time_t now);
     std::shared_ptr<const fairshare::AssociationTree> hierarchy_of(std::vector<fairshare::AssociationNode> nodes);
     std::optional<fairshare::AssociationTree> charge_and_advance(const CollectedUsage& usage, time_t now);
     void forget_reset_usage(const CollectedUsage& usage);
     void forget_removed_records(const CollectedUsage& usage);
+    void forget(fairshare::Owner owner, std::uint32_t id);
     void publish(const Settings& settings, const fairshare::AssociationTree& tree,
                  const std::vector<slurmdb_assoc_rec_t*>& associations);
     void publish_limits(const std::shared_ptr<const fairshare::AssociationTree>& hierarchy,
@@ -116,7 +116,7 @@ private:
                        const std::vector<job_record_t*>& may_accrue);
     void warn_if_gpus_unbilled();
     void save_state();
-    void save_state_if_due(const CollectedUsage& usage, time_t now);
+    void save_state_if_due();
     bool may_see_job(const job_record_t* job, uid_t uid) const;
 
     SlurmctldSymbols symbols_;
@@ -124,8 +124,7 @@ private:
     bool with_accounting_ = false;
     uint16_t client_dampening_ = 1;
     JobChargeTracker charges_;   // guarded by slurmctld's job write lock
-    time_t last_saved_ = 0;      // the pass thread's last state file write (0: none yet) ...
-    std::string last_saved_to_;  // ... and its path; both touched only by the pass thread
+    std::string last_saved_to_;  // where the pass thread last wrote the state file; pass thread only
     std::shared_ptr<const fairshare::AssociationTree> hierarchy_;   // the last pass's; pass thread only
     std::optional<RememberedWalk> last_walk_;
     // When the walked jobs' priorities next change by aging alone; under the job write lock. Filled
@@ -145,6 +144,7 @@ private:
     std::shared_ptr<const fairshare::FairShareResult> fair_share_;
     std::optional<fairshare::UsageBook> book_;
     time_t last_pass_ = 0;                    // time the book was last advanced to
+    bool book_changed_ = true;                // charged or forgotten since the state file was last written
     bool rebuild_pending_ = false;            // rebuild the book from accounting at the next pass
     std::optional<time_t> rebuilt_until_;     // set by a rebuild; tells charges_ where usage starts
     bool gpu_billing_checked_ = false;

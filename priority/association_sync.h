@@ -1,10 +1,10 @@
 // Moves association data between Slurm's assoc_mgr and the core: the hierarchy and shares go in,
 // sshare's figures (RawUsage ... LevelFS) come back into each association's usage record.
 //
-// A pass copies assoc_mgr's association pointers once (hierarchy_associations) and works on that
-// copy under one hold of assoc_mgr's assoc write lock: the snapshot, the admin-reset check and the
-// publishing all see the same associations, in the same order, so the published figures go back
-// by position, with no lookup by id.
+// A pass copies assoc_mgr's association pointers once (association_pointers), keeps those the scan
+// finds in the hierarchy, and works on them under one hold of assoc_mgr's assoc write lock: the
+// snapshot, the admin-reset check and the publishing all see the same associations, in the same
+// order, so the published figures go back by position, with no lookup by id.
 #pragma once
 
 #include <cstdint>
@@ -17,9 +17,9 @@
 
 namespace fairway::priority {
 
-// assoc_mgr's associations that are part of the hierarchy (those being removed have no usage
-// record), in assoc_mgr's order. Valid while the caller holds assoc_mgr's assoc lock.
-std::vector<slurmdb_assoc_rec_t*> hierarchy_associations();
+// assoc_mgr's associations, in assoc_mgr's order: the list's nodes are chased, the records are not
+// read. Valid while the caller holds assoc_mgr's assoc lock.
+std::vector<slurmdb_assoc_rec_t*> association_pointers();
 
 // What a pass reads of the associations, in one walk. Caller holds assoc_mgr's assoc read lock.
 struct AssociationScan {
@@ -34,7 +34,9 @@ struct AssociationScan {
     std::uint64_t priority_inputs = 0;
 };
 
-AssociationScan scan_associations(const std::vector<slurmdb_assoc_rec_t*>& associations,
+// Scans `associations` and leaves in it only those in the hierarchy (one being removed has no
+// usage record), node i of the scan's hierarchy being association i.
+AssociationScan scan_associations(std::vector<slurmdb_assoc_rec_t*>& associations,
                                   const fairshare::FairShareResult* published);
 
 // Writes usage_raw, usage_norm, usage_efctv, shares_norm, fs_factor and level_fs of association i

@@ -7,8 +7,8 @@
 //   3. charge and advance the usage book (fairway's own mutex)
 //   4. compute fair-share (core) and publish it, and the usage that limits read, to assoc_mgr
 //   5. recompute pending jobs' priorities; mark jobs updated only if one changed (+ assoc read lock)
-//   6. save the book atomically, with no Slurm lock held; a pass that charged nothing skips the
-//      save while the file is younger than 1.5 periods
+//   6. save the book atomically, with no Slurm lock held; a pass that charged nothing only moves
+//      the file's modification time
 // Both walks prefetch the records ahead of the job they work on (list_walk.h). When no job
 // started since the last walk, step 2 takes the jobs that may accrue usage from the last walk
 // instead of the whole list, and step 5 recomputes, unless something they all read changed, only
@@ -18,6 +18,7 @@
 #include <ctime>
 #include <exception>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "priority/adapter.h"
 #include "priority/association_sync.h"
@@ -78,7 +79,7 @@ void Adapter::run_pass()
         step_times_ = {};
         const std::optional<Walk> walk = charge_and_reprioritize(*settings, now, usage);
         LapClock saving;
-        save_state_if_due(usage, now);
+        save_state_if_due();
         step_times_.state = saving.lap();
         log_pass(usage, walk, elapsed_ms(started));
     } catch (const std::exception& e) {
@@ -117,7 +118,7 @@ std::optional<Adapter::Walk> Adapter::charge_and_reprioritize(const Settings& se
     {
         // One hold from the copy of the association pointers to the publishing (see association_sync.h).
         AssocMgrLock assoc({.assoc = WRITE_LOCK, .qos = WRITE_LOCK, .tres = READ_LOCK});
-        const auto associations = hierarchy_associations();
+        auto associations = association_pointers();
         usage = collect_usage(jobs.others, associations, now);
         const auto tree = charge_and_advance(usage, now);
         step_times_.usage = steps.lap();
@@ -146,9 +147,9 @@ std::optional<Adapter::Walk> Adapter::plan_and_walk(JobsByState& jobs, bool no_j
         walk = reprioritize_due_jobs(now);
         break;
     case fairshare::WalkPlan::all_jobs:
-        if (no_job_started)
-            jobs = jobs_by_state(*symbols_.job_list);
-        walk = reprioritize_jobs(jobs, now);
+        // With no job started, charging needed no job list: the walk reads each job's state itself.
+        walk = no_job_started ? reprioritize_jobs({list_items<job_record_t>(*symbols_.job_list, "job list copy"), {}}, now)
+                              : reprioritize_jobs(jobs, now);
         break;
     }
     remember_walk(seen, association_inputs, walk, jobs.others);
@@ -156,20 +157,27 @@ std::optional<Adapter::Walk> Adapter::plan_and_walk(JobsByState& jobs, bool no_j
 }
 
 // Pending jobs are most of the list and need only their priority; the others (running, ended,
-// requeued while completing) are the only ones that can accrue usage. Sorting them apart costs a
-// read of each job's state while the list's nodes are chased, where the two misses overlap.
+// requeued while completing) are the only ones that can accrue usage. The list's nodes are chased
+// once, for their pointers; the jobs' states are then read with the records of the jobs ahead
+// already asked for, so their misses overlap.
 Adapter::JobsByState Adapter::jobs_by_state(List job_list)
 {
+    struct StatePrefetcher {
+        void record(const job_record_t* job) const { prefetch(&job->job_state); }
+        void dependents(const job_record_t*) const {}
+    };
+    const std::vector<job_record_t*> all = list_items<job_record_t>(job_list, "job list copy");
     JobsByState jobs;
-    jobs.pending.reserve(static_cast<size_t>(list_count(job_list)));
-    walk_list<job_record_t>(job_list, "job list copy", [&](job_record_t* job) {
+    jobs.pending.reserve(all.size());
+    visit_prefetching(all, "job states", StatePrefetcher{}, [&](job_record_t* job) {
         (may_accrue_usage(job) ? jobs.others : jobs.pending).push_back(job);
     });
     return jobs;
 }
 
+// Leaves in `associations` those of the hierarchy (scan_associations).
 Adapter::CollectedUsage Adapter::collect_usage(const std::vector<job_record_t*>& jobs,
-                                               const std::vector<slurmdb_assoc_rec_t*>& associations, time_t now)
+                                               std::vector<slurmdb_assoc_rec_t*>& associations, time_t now)
 {
     time_t last_pass;
     std::optional<time_t> rebuilt_until;
@@ -179,7 +187,6 @@ Adapter::CollectedUsage Adapter::collect_usage(const std::vector<job_record_t*>&
         rebuilt_until.swap(rebuilt_until_);
     }
     CollectedUsage usage;
-    usage.rebuilt = rebuilt_until.has_value();
     if (rebuilt_until)
         charges_.reset(*rebuilt_until);
     if (with_accounting_)
@@ -214,6 +221,7 @@ std::optional<fairshare::AssociationTree> Adapter::charge_and_advance(const Coll
         return std::nullopt;
     forget_reset_usage(usage);
     forget_removed_records(usage);
+    book_changed_ = book_changed_ || !usage.charges.empty();
     for (const UsageCharge& charge : usage.charges) {
         try {
             book_->charge(charge.owners, charge.rates, charge.seconds, time_point(charge.at));
@@ -233,11 +241,11 @@ void Adapter::forget_reset_usage(const CollectedUsage& usage)
 {
     for (const fairshare::AssocId id : usage.reset_by_admin) {
         info("priority/fairway: RawUsage of association %u was reset; forgetting its usage", id);
-        book_->forget(fairshare::Owner::association, id);
+        forget(fairshare::Owner::association, id);
     }
     for (const fairshare::QosId id : usage.qos_reset_by_admin) {
         info("priority/fairway: RawUsage of QOS %u was reset; forgetting its usage", id);
-        book_->forget(fairshare::Owner::qos, id);
+        forget(fairshare::Owner::qos, id);
     }
 }
 
@@ -251,7 +259,7 @@ void Adapter::forget_removed_records(const CollectedUsage& usage)
             if (usage.tree->index_of(id))
                 continue;
             info("priority/fairway: association %u was removed; forgetting its usage", id);
-            book_->forget(fairshare::Owner::association, id);
+            forget(fairshare::Owner::association, id);
         }
     }
     if (usage.existing_qos) {
@@ -259,27 +267,34 @@ void Adapter::forget_removed_records(const CollectedUsage& usage)
             if (std::binary_search(usage.existing_qos->begin(), usage.existing_qos->end(), id))
                 continue;
             info("priority/fairway: QOS %u was removed; forgetting its usage", id);
-            book_->forget(fairshare::Owner::qos, id);
+            forget(fairshare::Owner::qos, id);
         }
     }
 }
 
-// Writing the state file (serialise, write, fsync, rename) is most of an idle pass's cost. Without
-// new charges the saved book differs from the current one only by its clock, which loading
-// advances anyway, so an idle pass skips the write while the file is younger than 1.5 periods.
-// Saving at least that often keeps the file's time a sign of life: the cluster tests, and an
-// admin, see each pass by the file's mtime.
-void Adapter::save_state_if_due(const CollectedUsage& usage, time_t now)
+void Adapter::forget(fairshare::Owner owner, std::uint32_t id)
 {
-    const bool idle = usage.charges.empty() && usage.reset_by_admin.empty() && usage.qos_reset_by_admin.empty() &&
-                      !usage.rebuilt;
+    book_->forget(owner, id);
+    book_changed_ = true;
+}
+
+// Writing the state file (serialise, write, fsync, rename) is most of an idle pass's cost. While
+// nothing was charged or forgotten since the last write, the saved book differs from the current
+// one only by its clock, which loading advances anyway (and a job that starts later is charged
+// from its start), so the pass only moves the file's modification time: the sign of each pass
+// that the cluster tests, and an admin, go by. A file that is gone, or one this process has not
+// written yet, is written in full.
+void Adapter::save_state_if_due()
+{
+    bool changed;
+    {
+        std::lock_guard<std::mutex> lock(state_mutex_);
+        changed = book_changed_;
+    }
     const auto settings = current_settings();
-    const time_t period = settings->calc_period.count();
-    const bool recent = last_saved_ > 0 && now >= last_saved_ && (now - last_saved_) * 2 < period * 3;
-    if (idle && recent && last_saved_to_ == settings->state_file)
+    if (!changed && last_saved_to_ == settings->state_file && touch_file(settings->state_file))
         return;
     save_state();
-    last_saved_ = now;
     last_saved_to_ = settings->state_file;
 }
 
@@ -301,8 +316,8 @@ void Adapter::publish_limits(const std::shared_ptr<const fairshare::AssociationT
         limits_.publish(*book_, hierarchy, associations, time_point(now));
 }
 
-// Every job: the pending ones, then those that may accrue usage (a pending job that is still
-// completing, or a running one with CALCULATE_RUNNING).
+// Every job: `pending`, then `others` (or all in `pending`: the walk recomputes only the jobs the
+// prioritizer wants, pending ones, and running ones with CALCULATE_RUNNING).
 Adapter::Walk Adapter::reprioritize_jobs(const JobsByState& jobs, time_t now)
 {
     age_calendar_.clear();

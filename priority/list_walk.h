@@ -77,14 +77,13 @@ std::vector<T*> list_items(List list, const char* what)
 // cover a miss's latency.
 inline constexpr size_t prefetch_ahead = 8;
 
-// Calls visit(T*) for each item in order, after prefetcher.record(T*) was called prefetch_ahead
-// items earlier and prefetcher.dependents(T*) half that (what a record points to can only be
-// requested once the record itself has arrived). An exception that escapes `visit` ends the walk
-// and is logged with `what`; then it returns false.
-template <typename T, typename Prefetcher, typename Visit>
+// Calls visit(T*) for each item in order, after prefetcher.record(T*) was called `ahead` items
+// earlier and prefetcher.dependents(T*) half that (what a record points to can only be requested
+// once the record itself has arrived). An exception that escapes `visit` ends the walk and is
+// logged with `what`; then it returns false.
+template <size_t ahead = prefetch_ahead, typename T, typename Prefetcher, typename Visit>
 bool visit_prefetching(const std::vector<T*>& items, const char* what, const Prefetcher& prefetcher, Visit&& visit)
 {
-    constexpr size_t ahead = prefetch_ahead;
     constexpr size_t near = ahead / 2;
     try {
         for (size_t i = 0; i < items.size(); ++i) {

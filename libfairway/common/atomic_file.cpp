@@ -91,6 +91,11 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
     sync_directory(directory_of(path));
 }
 
+bool touch_file(const std::filesystem::path& path) noexcept
+{
+    return ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) == 0;
+}
+
 std::optional<std::string> read_whole_file(const std::filesystem::path& path)
 {
     FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));

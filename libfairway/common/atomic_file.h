@@ -20,6 +20,10 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
                            std::filesystem::perms mode = std::filesystem::perms::owner_read |
                                                          std::filesystem::perms::owner_write);
 
+// Sets the file's modification time to now and leaves its contents alone: the sign of life of a
+// state file whose contents are still current. False when it does not exist or cannot be touched.
+bool touch_file(const std::filesystem::path& path) noexcept;
+
 // The whole file, or nullopt when it does not exist. Throws std::system_error on other errors.
 std::optional<std::string> read_whole_file(const std::filesystem::path& path);
 

@@ -53,7 +53,7 @@ ctld_log_has() { slurmctld_log_since_start | grep -qF -- "$1"; }
 # file is written at the end of each pass's charging step).
 state_newer_than_start() { [ "$STATE_FILE" -nt "$CLUSTER_STATE/run/slurmctld.pid" ]; }
 
-# wait_pass: waits until the plugin completes another calculation pass (it rewrites the state file).
+# wait_pass: waits until the plugin completes another calculation pass (it rewrites or touches the state file).
 wait_pass() {
     local stamp
     touch -d '-1 second' "$STATE_FILE" 2>/dev/null

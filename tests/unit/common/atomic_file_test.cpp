@@ -75,6 +75,19 @@ TEST_F(AtomicFileTest, UnwritableDirectoryThrowsNamingThePath)
     }
 }
 
+TEST_F(AtomicFileTest, TouchMovesTheModificationTimeAndKeepsTheContents)
+{
+    const fs::path path = dir_ / "state";
+    fairway::write_file_atomically(path, "saved");
+    const auto long_ago = fs::file_time_type::clock::now() - std::chrono::hours(1);
+    fs::last_write_time(path, long_ago);
+    EXPECT_TRUE(fairway::touch_file(path));
+    EXPECT_GT(fs::last_write_time(path), long_ago + std::chrono::minutes(59));
+    EXPECT_EQ(fairway::read_whole_file(path), "saved");
+    EXPECT_FALSE(fairway::touch_file(dir_ / "absent"));
+    EXPECT_FALSE(fs::exists(dir_ / "absent"));
+}
+
 TEST_F(AtomicFileTest, ReadingADirectoryThrows)
 {
     EXPECT_THROW(fairway::read_whole_file(dir_), std::system_error);
