@@ -93,7 +93,6 @@ private:
     static JobsByState jobs_by_state(List job_list);
     CollectedUsage collect_usage(const std::vector<job_record_t*>& jobs,
                                  std::vector<slurmdb_assoc_rec_t*>& associations, time_t now);
-    std::shared_ptr<const fairshare::AssociationTree> hierarchy_of(std::vector<fairshare::AssociationNode> nodes);
     std::optional<fairshare::AssociationTree> charge_and_advance(const CollectedUsage& usage, time_t now);
     void forget_reset_usage(const CollectedUsage& usage);
     void forget_removed_records(const CollectedUsage& usage);

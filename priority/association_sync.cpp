@@ -1,6 +1,7 @@
 #include "priority/association_sync.h"
 
 #include <stdexcept>
+#include <string_view>
 
 #include "common/error.h"
 #include "priority/list_walk.h"
@@ -8,20 +9,26 @@
 namespace fairway::priority {
 namespace {
 
-fairshare::AssociationNode node_of(const slurmdb_assoc_rec_t* assoc)
+std::string_view name_of(const char* name)
 {
-    fairshare::AssociationNode node;
-    node.id = assoc->id;
-    const slurmdb_assoc_rec_t* parent = assoc->usage->parent_assoc_ptr;
-    node.parent = (assoc == assoc_mgr_root_assoc || !parent) ? fairshare::kNoParent : parent->id;
-    node.account = assoc->acct ? assoc->acct : "";
-    node.user = assoc->user ? assoc->user : "";
-    node.shares = assoc->shares_raw == SLURMDB_FS_USE_PARENT ? fairshare::Shares::parent()
-                                                              : fairshare::Shares::of(assoc->shares_raw);
-    return node;
+    return name ? std::string_view(name) : std::string_view();
 }
 
-// What node_of() and the publishing read and write of an association (see list_walk.h).
+// Views into the association: valid while the caller holds the assoc lock.
+fairshare::NodeFacts facts_of(const slurmdb_assoc_rec_t* assoc)
+{
+    fairshare::NodeFacts facts;
+    facts.id = assoc->id;
+    const slurmdb_assoc_rec_t* parent = assoc->usage->parent_assoc_ptr;
+    facts.parent = (assoc == assoc_mgr_root_assoc || !parent) ? fairshare::kNoParent : parent->id;
+    facts.account = name_of(assoc->acct);
+    facts.user = name_of(assoc->user);
+    facts.shares = assoc->shares_raw == SLURMDB_FS_USE_PARENT ? fairshare::Shares::parent()
+                                                               : fairshare::Shares::of(assoc->shares_raw);
+    return facts;
+}
+
+// What facts_of() and the publishing read and write of an association (see list_walk.h).
 struct AssociationPrefetcher {
     void record(const slurmdb_assoc_rec_t* assoc) const
     {
@@ -66,10 +73,11 @@ bool reset_by_admin(const slurmdb_assoc_rec_t* assoc, const fairshare::FairShare
 constexpr size_t kAssociationsAhead = 2 * prefetch_ahead;
 
 AssociationScan scan_associations(std::vector<slurmdb_assoc_rec_t*>& associations,
+                                  const fairshare::AssociationTree* known,
                                   const fairshare::FairShareResult* published)
 {
     AssociationScan scan;
-    scan.nodes.reserve(associations.size());
+    fairshare::HierarchyReader hierarchy(known);
     std::vector<slurmdb_assoc_rec_t*> in_hierarchy;
     in_hierarchy.reserve(associations.size());
     fairshare::Fingerprint priority_inputs;
@@ -78,13 +86,14 @@ AssociationScan scan_associations(std::vector<slurmdb_assoc_rec_t*>& association
             if (!assoc->usage)
                 return;
             in_hierarchy.push_back(assoc);
-            scan.nodes.push_back(node_of(assoc));
+            hierarchy.add(facts_of(assoc));
             if (reset_by_admin(assoc, published))
                 scan.reset_by_admin.push_back(assoc->id);
             priority_inputs.add(assoc).add(assoc->priority).add(assoc->usage->priority_norm);
         });
     if (!complete)
         throw InputError({"", 0, "associations"}, "the association scan stopped early");
+    scan.changed_hierarchy = std::move(hierarchy).changed_nodes();
     scan.priority_inputs = priority_inputs.value();
     associations = std::move(in_hierarchy);
     return scan;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "fairshare/association_tree.h"
@@ -23,8 +24,9 @@ std::vector<slurmdb_assoc_rec_t*> association_pointers();
 
 // What a pass reads of the associations, in one walk. Caller holds assoc_mgr's assoc read lock.
 struct AssociationScan {
-    // The hierarchy with shares (own usage left 0), node i for association i.
-    std::vector<fairshare::AssociationNode> nodes;
+    // The hierarchy with shares (own usage left 0), node i for association i; none when it is the
+    // `known` tree's.
+    std::optional<std::vector<fairshare::AssociationNode>> changed_hierarchy;
     // Associations whose RawUsage an administrator reset (`sacctmgr modify ... set RawUsage=0` sets
     // usage_raw to 0) although fairway last `published` usage for them: their ledger usage is to
     // be forgotten.
@@ -35,8 +37,10 @@ struct AssociationScan {
 };
 
 // Scans `associations` and leaves in it only those in the hierarchy (one being removed has no
-// usage record), node i of the scan's hierarchy being association i.
+// usage record), node i of the scan's hierarchy (or of `known`, when it is unchanged) being
+// association i. `known` is the last pass's tree, or null.
 AssociationScan scan_associations(std::vector<slurmdb_assoc_rec_t*>& associations,
+                                  const fairshare::AssociationTree* known,
                                   const fairshare::FairShareResult* published);
 
 // Writes usage_raw, usage_norm, usage_efctv, shares_norm, fs_factor and level_fs of association i

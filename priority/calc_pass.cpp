@@ -196,22 +196,17 @@ Adapter::CollectedUsage Adapter::collect_usage(const std::vector<job_record_t*>&
     usage.qos_reset_by_admin = limits_.qos_reset_by_admin();
     usage.existing_qos = LimitsPublisher::existing_qos();
     try {
-        AssociationScan scan = scan_associations(associations, current_fair_share().get());
+        AssociationScan scan = scan_associations(associations, hierarchy_.get(), current_fair_share().get());
         usage.reset_by_admin = std::move(scan.reset_by_admin);
         usage.association_inputs = scan.priority_inputs;
-        usage.tree = hierarchy_of(std::move(scan.nodes));
+        // Validating and indexing a hierarchy is most of what its tree costs, and it rarely changes.
+        if (scan.changed_hierarchy)
+            hierarchy_ = std::make_shared<const fairshare::AssociationTree>(std::move(*scan.changed_hierarchy));
+        usage.tree = hierarchy_;
     } catch (const InputError& e) {
         error("priority/fairway: association hierarchy not usable this pass: %s", e.what());
     }
     return usage;
-}
-
-// Validating and indexing the hierarchy is most of what a snapshot costs, and it rarely changes.
-std::shared_ptr<const fairshare::AssociationTree> Adapter::hierarchy_of(std::vector<fairshare::AssociationNode> nodes)
-{
-    if (!hierarchy_ || !hierarchy_->has_hierarchy(nodes))
-        hierarchy_ = std::make_shared<const fairshare::AssociationTree>(std::move(nodes));
-    return hierarchy_;
 }
 
 std::optional<fairshare::AssociationTree> Adapter::charge_and_advance(const CollectedUsage& usage, time_t now)

@@ -83,12 +83,33 @@ std::shared_ptr<const AssociationTree::IdIndex> AssociationTree::id_index() cons
     return std::shared_ptr<const IdIndex>(shape_, &shape_->index);
 }
 
-bool AssociationTree::has_hierarchy(const std::vector<AssociationNode>& nodes) const {
-    const auto same = [](const AssociationNode& a, const AssociationNode& b) {
-        return a.id == b.id && a.parent == b.parent && a.shares == b.shares && a.account == b.account &&
-               a.user == b.user;
-    };
-    return shape_ && std::equal(nodes.begin(), nodes.end(), nodes_.begin(), nodes_.end(), same);
+bool AssociationTree::has_node(std::size_t index, const NodeFacts& facts) const {
+    if (index >= nodes_.size()) return false;
+    const AssociationNode& node = nodes_[index];
+    return node.id == facts.id && node.parent == facts.parent && node.shares == facts.shares &&
+           node.account == facts.account && node.user == facts.user;
+}
+
+void HierarchyReader::add(const NodeFacts& facts) {
+    if (!diverged_ && !(known_ && known_->has_node(read_, facts))) diverge();
+    if (diverged_) nodes_.push_back(facts.node());
+    ++read_;
+}
+
+std::optional<std::vector<AssociationNode>> HierarchyReader::changed_nodes() && {
+    if (!diverged_ && known_ && read_ > 0 && read_ == known_->size()) return std::nullopt;
+    if (!diverged_) diverge();   // fewer nodes than known (the last ones removed), or none
+    return std::move(nodes_);
+}
+
+// The nodes read so far were the known tree's: they are copied, usage left 0 as for a new node.
+void HierarchyReader::diverge() {
+    diverged_ = true;
+    nodes_.reserve(known_ ? known_->size() : 0);
+    for (std::size_t i = 0; i < read_; ++i) {
+        nodes_.push_back(known_->node(i));
+        nodes_.back().own_usage = 0;
+    }
 }
 
 AssociationTree AssociationTree::with_usage(const WindowedUsageLedger& ledger, TimePoint now) const {

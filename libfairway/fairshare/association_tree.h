@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -40,6 +41,18 @@ struct AssociationNode {
     bool is_user() const noexcept { return !user.empty(); }
 };
 
+// What a node is, as read from its source: the names are views, so reading a node that has not
+// changed copies nothing (HierarchyReader).
+struct NodeFacts {
+    AssocId id = 0;
+    AssocId parent = kNoParent;
+    std::string_view account;
+    std::string_view user;
+    Shares shares;
+
+    AssociationNode node() const { return {id, parent, std::string(account), std::string(user), shares, 0}; }
+};
+
 class AssociationTree {
 public:
     AssociationTree() = default;
@@ -60,9 +73,8 @@ public:
     // Direct children (indexes), in the order the nodes were given.
     const std::vector<std::size_t>& children(std::size_t index) const;
     std::shared_ptr<const IdIndex> id_index() const;
-    // True when `nodes` are this tree's nodes in the same order, ignoring own usage: the tree of
-    // `nodes` would be this one, so validating and indexing them again can be skipped.
-    bool has_hierarchy(const std::vector<AssociationNode>& nodes) const;
+    // True when node `index` exists and is `facts` (own usage aside).
+    bool has_node(std::size_t index, const NodeFacts& facts) const;
     // Replaces every node's own_usage with ledger.usage(id, now) (copy-and-set, tree shape unchanged).
     AssociationTree with_usage(const WindowedUsageLedger& ledger, TimePoint now) const;
     // Each node's subtree total of one ledger's usage at `now` (node i: the usage of every association
@@ -87,6 +99,28 @@ private:
     std::vector<AssociationNode> nodes_;
     std::shared_ptr<const Shape> shape_;
     std::size_t root_ = 0;
+};
+
+// Reads a hierarchy node by node, in order, against the one a pass already has, and copies nodes
+// only from the first that differs: the hierarchy nearly always comes back unchanged, and copying
+// every association's names just to compare them was most of what a pass's scan cost.
+class HierarchyReader {
+public:
+    // `known` (may be null: every node is new) must outlive the reader.
+    explicit HierarchyReader(const AssociationTree* known) : known_(known) {}
+    void add(const NodeFacts& facts);
+    // The nodes read, or nullopt when they are exactly `known`'s (the same nodes in the same order,
+    // own usage aside): the tree of them would be `known`, so validating and indexing them again
+    // is skipped.
+    std::optional<std::vector<AssociationNode>> changed_nodes() &&;
+
+private:
+    void diverge();
+
+    const AssociationTree* known_;
+    std::size_t read_ = 0;
+    bool diverged_ = false;   // a node differed: nodes_ holds every node read
+    std::vector<AssociationNode> nodes_;
 };
 
 }  // namespace fairway::fairshare

@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -302,21 +303,71 @@ TEST(AssociationTree, SshareOrderPutsUsersFirstThenAccountsByName) {
     EXPECT_EQ(ids, (std::vector<AssocId>{1, 4, 3, 6, 5, 2}));
 }
 
+// What the reader would be given for `rows`, read from strings it does not own: the names are
+// overwritten once read, so a node that kept a view instead of a copy shows it.
+std::optional<std::vector<AssociationNode>> read_against(const AssociationTree* known, const std::vector<Row>& rows) {
+    HierarchyReader reader(known);
+    for (const Row& r : rows) {
+        std::string account = r.account, user = r.user;
+        reader.add(NodeFacts{r.id, r.parent, account, user,
+                             r.shares < 0 ? Shares::parent() : Shares::of(std::uint32_t(r.shares))});
+        account.assign(account.size(), '#');
+        user.assign(user.size(), '#');
+    }
+    return std::move(reader).changed_nodes();
+}
+
+// The nodes of `rows` as the reader returns them: own usage 0.
+std::vector<AssociationNode> nodes_without_usage(std::vector<Row> rows) {
+    for (Row& r : rows) r.usage = 0;
+    return tree_of(rows).nodes();
+}
+
+bool same_nodes(const std::vector<AssociationNode>& a, const std::vector<AssociationNode>& b) {
+    const auto same = [](const AssociationNode& x, const AssociationNode& y) {
+        return x.id == y.id && x.parent == y.parent && x.account == y.account && x.user == y.user &&
+               x.shares == y.shares && x.own_usage == y.own_usage;
+    };
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), same);
+}
+
 // A pass reuses the last tree when the hierarchy is unchanged; any change of shape, shares or
 // names must be seen, and usage alone is not a change.
-TEST(AssociationTree, HasHierarchyIgnoresUsageButSeesEveryOtherChange) {
-    const std::vector<Row> rows = {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}, {3, 2, "a", "u", 1, 0}};
-    const AssociationTree tree = tree_of(rows);
-    const auto nodes_of = [](const std::vector<Row>& changed) { return tree_of(changed).nodes(); };
-    EXPECT_TRUE(tree.has_hierarchy(nodes_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 7}, {3, 2, "a", "u", 1, 9}})));
-    EXPECT_FALSE(tree.has_hierarchy(nodes_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 6, 0}, {3, 2, "a", "u", 1, 0}})));
-    EXPECT_FALSE(tree.has_hierarchy(nodes_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", -1, 0}, {3, 2, "a", "u", 1, 0}})));
-    EXPECT_FALSE(tree.has_hierarchy(nodes_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}, {3, 2, "a", "v", 1, 0}})));
-    EXPECT_FALSE(tree.has_hierarchy(nodes_of({{1, 0, "root", "", 1, 0}, {2, 1, "b", "", 5, 0}, {3, 2, "b", "u", 1, 0}})));
-    EXPECT_FALSE(tree.has_hierarchy(nodes_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}, {3, 1, "root", "u", 1, 0}})));
-    EXPECT_FALSE(tree.has_hierarchy(nodes_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}})));
-    EXPECT_FALSE(tree.has_hierarchy(nodes_of({{1, 0, "root", "", 1, 0}, {3, 2, "a", "u", 1, 0}, {2, 1, "a", "", 5, 0}})));
-    EXPECT_FALSE(AssociationTree().has_hierarchy({}));
+TEST(HierarchyReader, UnchangedHierarchyIsNotCopiedWhateverItsUsage) {
+    const AssociationTree known = tree_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 3}, {3, 2, "a", "u", 1, 4}});
+    EXPECT_FALSE(read_against(&known, {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 7}, {3, 2, "a", "u", 1, 9}}));
+}
+
+TEST(HierarchyReader, EveryChangeGivesAllTheNodesReadWithoutUsage) {
+    const AssociationTree known = tree_of({{1, 0, "root", "", 1, 2}, {2, 1, "a", "", 5, 3}, {3, 2, "a", "u", 1, 4}});
+    const std::vector<std::vector<Row>> changes = {
+        {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 6, 0}, {3, 2, "a", "u", 1, 0}},    // shares
+        {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", -1, 0}, {3, 2, "a", "u", 1, 0}},   // Fairshare=parent
+        {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}, {3, 2, "a", "v", 1, 0}},    // user name
+        {{1, 0, "root", "", 1, 0}, {2, 1, "b", "", 5, 0}, {3, 2, "b", "u", 1, 0}},    // account name
+        {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}, {3, 1, "root", "u", 1, 0}}, // parent
+        {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}},                            // the last removed
+        {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}, {3, 2, "a", "u", 1, 0}, {4, 2, "a", "w", 1, 0}},  // one added
+        {{1, 0, "root", "", 1, 0}, {3, 2, "a", "u", 1, 0}, {2, 1, "a", "", 5, 0}},    // order
+    };
+    for (std::size_t i = 0; i < changes.size(); ++i) {
+        const auto nodes = read_against(&known, changes[i]);
+        ASSERT_TRUE(nodes) << "change " << i;
+        EXPECT_TRUE(same_nodes(*nodes, nodes_without_usage(changes[i]))) << "change " << i;
+    }
+}
+
+TEST(HierarchyReader, WithoutAKnownTreeEveryNodeIsNew) {
+    const std::vector<Row> rows = {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}};
+    const auto nodes = read_against(nullptr, rows);
+    ASSERT_TRUE(nodes);
+    EXPECT_TRUE(same_nodes(*nodes, nodes_without_usage(rows)));
+    const AssociationTree empty;
+    for (const AssociationTree* known : {static_cast<const AssociationTree*>(nullptr), &empty}) {
+        const auto none = read_against(known, {});
+        ASSERT_TRUE(none);
+        EXPECT_TRUE(none->empty());
+    }
 }
 
 // Copies share the validated shape and the result shares the tree's index; both must keep
