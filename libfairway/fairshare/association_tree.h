@@ -103,7 +103,7 @@ private:
 
 // Reads a hierarchy node by node, in order, against the one a pass already has, and copies nodes
 // only from the first that differs: the hierarchy nearly always comes back unchanged, and copying
-// every association's names just to compare them was most of what a pass's scan cost.
+// every association's names just to compare them cost a pass a string and its copy per name.
 class HierarchyReader {
 public:
     // `known` (may be null: every node is new) must outlive the reader.
