@@ -73,9 +73,9 @@ settled_usage() {
 
 # stop_ctld SIGNAL: sends slurmctld SIGNAL and waits until it is gone.
 stop_ctld() {
-    local pid
+    local pid identity
     pid=$(slurmctld_pid)
+    identity=$(process_identity "$pid") || fail "slurmctld $pid is not running"
     kill "-$1" "$pid"
-    wait_for 30 "slurmctld to stop" eval "! alive_pid $pid" || fail "slurmctld $pid did not stop on SIG$1"
+    wait_for 30 "slurmctld to stop" eval "! identity_alive $identity" || fail "slurmctld $pid did not stop on SIG$1"
 }
-alive_pid() { local st; st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) && [ "$st" != Z ]; }

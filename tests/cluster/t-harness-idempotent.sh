@@ -10,7 +10,6 @@ wait_idle 60
 
 daemon_pids() { cat "$CLUSTER_STATE"/run/slurmctld.pid "$CLUSTER_STATE"/run/slurmd-node*.pid | tr '\n' ' '; }
 config_value() { scontrol show config | awk -v key="$1" '$1 == key { print $3 }'; }
-running() { [ -d "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 
 before=$(daemon_pids)
 "$CLUSTER" start >/dev/null || fail "start on a running cluster failed"
@@ -30,10 +29,13 @@ job=$(sbatch --parsable -N1 -o /dev/null --wrap "echo \$\$ > $marker; exec sleep
 wait_for 60 "job $job's task to start" test -s "$marker" || fail "job $job never ran"
 task=$(cat "$marker"); rm -f "$marker"
 pids="$(daemon_pids) $(cat "$CLUSTER_STATE"/run/slurmdbd.pid "$CLUSTER_STATE"/munge/munged.pid "$CLUSTER_STATE"/mysql/mysqld.pid | tr '\n' ' ') $task"
-note "cluster pids: $pids"
+identities=""
+for p in $pids; do identities+=" $(process_identity "$p")" || fail "process $p is not running before stop"; done
+note "cluster processes (pid:start): $identities"
 
 "$CLUSTER" stop || fail "stop failed"
-for p in $pids; do running "$p" && fail "process $p ($(cat "/proc/$p/comm")) survived stop"; done
+# by identity: the checks fork, and a fork may take one of these pids once it is free
+for p in $identities; do identity_alive "$p" && fail "process $p ($(cat "/proc/${p%%:*}/comm" 2>/dev/null)) survived stop"; done
 "$CLUSTER" stop >/dev/null || fail "stop on a stopped cluster failed"
 "$CLUSTER" status >/dev/null && fail "status says the stopped cluster runs"
 

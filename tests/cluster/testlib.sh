@@ -7,6 +7,8 @@ CLUSTER=${FAIRWAY_SRC:?FAIRWAY_SRC is not set}/tests/cluster/cluster
 CLUSTER_STATE=${FAIRWAY_CLUSTER_STATE:-/var/tmp/fairway-cluster}
 export SLURM_CONF=${SLURM_CONF:-$CLUSTER_STATE/etc/slurm.conf}
 export FAIRWAY_CLUSTER_STATE=$CLUSTER_STATE
+# shellcheck source=tests/cluster/process-identity.sh
+. "$FAIRWAY_SRC/tests/cluster/process-identity.sh"
 
 # require_cluster: the cluster must be up (tests/harness up); a test that needs it fails otherwise.
 require_cluster() {
