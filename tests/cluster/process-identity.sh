@@ -3,7 +3,8 @@
 # /proc/PID/stat) instead of its pid alone. pid_max is 32768 on this kind of host and a configure
 # run forks thousands of processes, so a pid read before a kill can belong to a new process (even
 # the checker's own awk) a few seconds later. Sourced by the cluster harness and by the tests.
-# Reads /proc with builtins only: no fork takes a pid while it looks.
+# Reads /proc with builtins only, so identity_alive forks nothing that could take the pid it checks;
+# process_identity, whose output is read through a subshell, is for processes that still run.
 
 # process_fields PID: sets the array PROCESS_FIELDS to the fields of /proc/PID/stat after the
 # name (which may hold spaces): [0] is the state, [19] the start time; false when PID is gone.
