@@ -7,9 +7,11 @@
 # the two scales, never asserts timings. Needs the harnesses up (tests/harness up; eval env).
 set -u
 . "$FAIRWAY_SRC/tests/lib.sh"
+. "$FAIRWAY_SRC/tests/kube/common.sh"
 bridge=$FAIRWAY_BUILD/bridge/fairway-bridge
 [ -x "$bridge" ] || skip "fairway-bridge not built"
 [ -n "${KUBECONFIG:-}" ] && [ -n "${SLURM_CONF:-}" ] || skip "harnesses not running"
+require_kubectl
 base_parts=${1:-500} base_ns=${2:-20}
 work=$(mktemp -d)
 pid=

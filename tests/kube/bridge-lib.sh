@@ -1,8 +1,10 @@
 # Shared prologue of the fairway-bridge integration tests: the built daemon and both real harnesses.
 # Source after tests/lib.sh. A missing harness is a failure, not a skip: CI must not pass silently.
+. "$FAIRWAY_SRC/tests/kube/common.sh"
 bridge=$FAIRWAY_BUILD/bridge/fairway-bridge
 [ -x "$bridge" ] || fail "fairway-bridge not built at $bridge"
 [ -n "${KUBECONFIG:-}" ] && [ -n "${FAIRWAY_KUBE_BRIDGE_KUBECONFIG:-}" ] || fail "kube harness not running (tests/harness env)"
+require_kubectl
 [ -n "${SLURM_CONF:-}" ] || fail "Slurm cluster harness not running (tests/harness env)"
 kubectl get --raw /readyz >/dev/null 2>&1 || fail "kube-apiserver not ready"
 scontrol ping >/dev/null 2>&1 || fail "slurmctld not answering"
@@ -90,17 +92,20 @@ slurm_jobs_done() { [ -z "$(squeue -h -A "$BT_ACCOUNT" -o %i)" ]; }
 # Kubernetes as Kueue would run it: admit one workload at a time while usage < quota (never
 # preempting when the quota drops), finish workloads when demand falls. Every loop also samples
 # Slurm's use at an instant when Kubernetes' usage is exactly known (only this loop changes it).
+# A status write that fails is shown on stderr and retried on the next loop; usage counts as
+# shown only once the apiserver has stored it.
 play_kueue() {
-    local used=0 pending=-1 samples=0 shown=0 quota flavor want s
+    local used=0 pending=-1 samples=0 shown=0 quota flavor want s token
+    token=$(token_in "$KUBECONFIG")
     while :; do
         want=$(cat "$work/demand")
         if quota=$(cq_quota) && [ -n "$quota" ]; then
             if [ "$used" -gt "$want" ]; then used=$want; elif [ "$used" -lt "$want" ] && [ "$used" -lt "$quota" ]; then used=$((used + 1)); fi
             flavor=$(kubectl get clusterqueue "fairway-$BT_ACCOUNT" -o jsonpath='{.spec.resourceGroups[0].flavors[0].name}')
             if [ "$pending" != $((want - used)) ] || [ "$shown" != "$used" ]; then
-                kubectl patch clusterqueue "fairway-$BT_ACCOUNT" --subresource=status --type=merge -p \
-                    "{\"status\":{\"pendingWorkloads\":$((want - used)),\"flavorsUsage\":[{\"name\":\"$flavor\",\"resources\":[{\"name\":\"nvidia.com/gpu\",\"total\":\"$used\",\"borrowed\":\"0\"}]}]}}" \
-                    >/dev/null 2>&1 && { pending=$((want - used)); shown=$used; }
+                patch_status "$token" "/apis/kueue.x-k8s.io/v1beta1/clusterqueues/fairway-$BT_ACCOUNT" \
+                    "{\"status\":{\"pendingWorkloads\":$((want - used)),\"flavorsUsage\":[{\"name\":\"$flavor\",\"resources\":[{\"name\":\"nvidia.com/gpu\",\"total\":\"$used\",\"borrowed\":\"0\"}]}]}}" &&
+                    { pending=$((want - used)); shown=$used; }
             fi
         fi
         if s=$(slurm_used) && [ -n "$s" ]; then

@@ -3,9 +3,11 @@
 # fairway-bridge user under the project's least-privilege ClusterRole, and lists ClusterQueues;
 # a wrong CA fails with a clear TLS error, and the token never shows up in the output.
 . "$FAIRWAY_SRC/tests/lib.sh"
+. "$FAIRWAY_SRC/tests/kube/common.sh"
 bridge=$FAIRWAY_BUILD/bridge/fairway-bridge
 [ -x "$bridge" ] || fail "fairway-bridge not built"
 [ -n "${KUBECONFIG:-}" ] && [ -n "${FAIRWAY_KUBE_BRIDGE_KUBECONFIG:-}" ] || fail "kube harness not running (no KUBECONFIG)"
+require_kubectl
 kubectl get --raw /readyz >/dev/null 2>&1 || fail "kube-apiserver not ready"
 
 work=$(mktemp -d)

@@ -3,6 +3,7 @@
 # idempotent, status tells the truth, and stop (twice) leaves no process behind.
 set -u
 . "$FAIRWAY_SRC/tests/lib.sh"
+. "$FAIRWAY_SRC/tests/kube/common.sh"
 kube=$FAIRWAY_SRC/tests/kube/kube
 [ -x "${FAIRWAY_CACHE:-/var/cache/fairway}/kube-apiserver-1.20.2/kube-apiserver" ] ||
     fail "kube-apiserver not built yet (tests/kube/kube build)"
@@ -27,6 +28,7 @@ expect_eq "$(cat "$FAIRWAY_KUBE_STATE"/run/*.pid)" "$pids" "daemon pids after a 
 
 note "the own CRDs are installed and served"
 eval "$("$kube" env)"
+require_kubectl
 expect_eq "$(kubectl get crd clusterqueues.kueue.x-k8s.io -o jsonpath='{.metadata.labels.app\.kubernetes\.io/part-of}')" \
     fairway "origin of the ClusterQueue CRD"
 kubectl get clusterqueues,resourceflavors,workloadpriorityclasses,cohorts,queues.scheduling.volcano.sh >/dev/null 2>&1 ||

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The test apiserver is real and safe to talk to: TLS is verified against the harness CA (a wrong CA
 # fails), the Kueue and Volcano CRDs are served, a ClusterQueue round-trips, its status is a real
-# subresource, and invalid objects are rejected with 422.
+# subresource (and patch_status fails loudly), and invalid objects are rejected with 422.
 set -u
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/kube/common.sh"
@@ -55,13 +55,19 @@ expect_eq "$(kc get clusterqueue "$cq" -o jsonpath='{.spec.resourceGroups[0].fla
 expect_eq "$(kc get clusterqueue "$cq" -o jsonpath='{.spec.cohort}')" fairway-t-kube "cohort read back"
 
 note "status is a subresource: patched through /status, ignored through the main resource"
-kc patch clusterqueue "$cq" --subresource=status --type=merge \
-    -p '{"status":{"pendingWorkloads":3,"flavorsUsage":[{"name":"a100","resources":[{"name":"nvidia.com/gpu","total":"6","borrowed":"0"}]}]}}' \
-    >/dev/null || fail "patching the status subresource"
+admin_token=$(token_in "$KUBECONFIG")
+cq_path=/apis/kueue.x-k8s.io/v1beta1/clusterqueues/$cq
+patch_status "$admin_token" "$cq_path" \
+    '{"status":{"pendingWorkloads":3,"flavorsUsage":[{"name":"a100","resources":[{"name":"nvidia.com/gpu","total":"6","borrowed":"0"}]}]}}' ||
+    fail "patching the status subresource"
 expect_eq "$(kc get clusterqueue "$cq" -o jsonpath='{.status.pendingWorkloads}')" 3 "pendingWorkloads after status patch"
 expect_eq "$(kc get clusterqueue "$cq" -o jsonpath='{.status.flavorsUsage[0].resources[0].total}')" 6 "flavorsUsage total"
 kc patch clusterqueue "$cq" --type=merge -p '{"status":{"pendingWorkloads":99}}' >/dev/null || fail "patching the main resource"
 expect_eq "$(kc get clusterqueue "$cq" -o jsonpath='{.status.pendingWorkloads}')" 3 "status written through the main resource"
+if out=$(patch_status "$admin_token" "$cq_path-missing" '{"status":{"pendingWorkloads":1}}' 2>&1); then
+    fail "a status patch of a missing ClusterQueue succeeded"
+fi
+expect_match "$out" "HTTP 404: .*NotFound" "a failed status patch shows the HTTP status and body"
 
 note "a Volcano Queue round-trips"
 kc create -f - <<YAML >/dev/null || fail "creating Volcano Queue $vq"
@@ -73,7 +79,6 @@ YAML
 expect_eq "$(kc get queues.scheduling.volcano.sh "$vq" -o jsonpath='{.spec.weight}')" 3 "Volcano weight read back"
 
 note "invalid objects are rejected with 422"
-admin_token=$(token_in "$KUBECONFIG")
 bad_cq='{"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"ClusterQueue","metadata":{"name":"'$cq'-bad"},"spec":{"queueingStrategy":"Sometimes"}}'
 expect_eq "$(http_code "$admin_token" POST /apis/kueue.x-k8s.io/v1beta1/clusterqueues "$bad_cq")" 422 "ClusterQueue with unknown queueingStrategy"
 bad_quota='{"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"ClusterQueue","metadata":{"name":"'$cq'-bad"},"spec":{"resourceGroups":[{"coveredResources":["cpu"],"flavors":[{"name":"x","resources":[{"name":"cpu","nominalQuota":"lots"}]}]}]}}'
