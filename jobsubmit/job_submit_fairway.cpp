@@ -84,6 +84,9 @@ int apply_presets(job_desc_msg_t& desc, uint32_t submit_uid) {
     submission.account = account_of(desc);
 
     auto application = presets::apply_presets_to_submission(*site, submission);
+    // Before anything is written: preset_record refuses names that would forge a record, an
+    // accounting row or a log line, and the same list goes into the environment and the log.
+    const auto record = application ? std::optional(presets::preset_record(*application)) : std::nullopt;
     // Only this plugin may say what was applied; drop anything the client put there. Tasks never
     // see spank_job_env (only prolog/epilog do), so batch jobs also get it in their environment,
     // empty when nothing applies: then their steps need not look for account defaults in
@@ -96,7 +99,7 @@ int apply_presets(job_desc_msg_t& desc, uint32_t submit_uid) {
                                       application ? application->step_presets : std::nullopt);
     if (!application) return SLURM_SUCCESS;
     fairway::jobsubmit::write_job_request(desc, submission.job, application->request);
-    fairway::jobsubmit::append_admin_comment(desc, presets::preset_record(*application));
+    fairway::jobsubmit::append_admin_comment(desc, *record);
     verbose("%s: uid %u: applied presets %s from %s", kLogPrefix, submit_uid, application->applied.c_str(),
             application->source.c_str());
     return SLURM_SUCCESS;

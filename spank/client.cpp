@@ -10,6 +10,7 @@
 #include "binding/step_settings.h"
 #include "common/error.h"
 #include "presets/carried.h"
+#include "presets/reference.h"
 
 #include <cstdlib>
 
@@ -76,12 +77,13 @@ std::optional<std::string> account_to_resolve(const PluginContext& context) {
     return account;
 }
 
-// "--preset=a,b --gpu-bind-policy=x": what the user typed, to prefix every message.
+// "--preset=a,b --gpu-bind-policy=x": what the user typed, to prefix every message; escaped, so a
+// refused control character shows as the message names it and the terminal acts on none.
 std::string given_options(const PluginContext& context) {
     std::string text;
     if (context.preset_option) text = "--preset=" + *context.preset_option;
     if (context.gpu_policy_option) text += (text.empty() ? "" : " ") + ("--gpu-bind-policy=" + *context.gpu_policy_option);
-    return text;
+    return presets::escape_for_message(text);
 }
 
 }  // namespace

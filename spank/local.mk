@@ -17,8 +17,9 @@ spank_spank_fairway_la_SOURCES = \
 	libfairway/binding/step_settings.cpp libfairway/binding/sysfs_topology.cpp libfairway/binding/text.cpp \
 	libfairway/binding/training_env.cpp \
 	libfairway/presets/carried.cpp libfairway/presets/env_policy.cpp libfairway/presets/job_request.cpp \
-	libfairway/presets/plugstack.cpp libfairway/presets/preset.cpp libfairway/presets/signal_names.cpp \
-	libfairway/presets/trusted_file.cpp libfairway/presets/values.cpp
+	libfairway/presets/plugstack.cpp libfairway/presets/preset.cpp libfairway/presets/reference.cpp \
+	libfairway/presets/signal_names.cpp libfairway/presets/trusted_file.cpp libfairway/presets/utf8.cpp \
+	libfairway/presets/values.cpp
 spank_spank_fairway_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 spank_spank_fairway_la_CXXFLAGS = $(AM_CXXFLAGS)
 spank_spank_fairway_la_LIBADD = $(STATIC_LIBSTDCXX) -lm

@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "presets/reference.h"
 #include "presets/trusted_file.h"
 #include "presets/values.h"
 
@@ -141,6 +142,12 @@ Preset decode_step_preset_start(const std::vector<std::string_view>& fields) {
     if (!strategy) step_presets_error("unknown merge strategy");
     Preset preset;
     preset.name = base64_decode(fields[1], kStepPresetsVar);
+    // slurmstepd names the presets in its log; the user controls srun's environment.
+    try {
+        check_record_entry(preset.name);
+    } catch (const InputError&) {
+        step_presets_error("invalid preset name");
+    }
     preset.strategy = *strategy;
     return preset;
 }
@@ -212,7 +219,8 @@ UserPresetTexts decode_user_presets(std::string_view encoded, std::size_t max_by
         std::string text = base64_decode(entry.substr(colon + 1));
         total += text.size();
         if (total > max_bytes) carried_error("user presets exceed the limit of " + std::to_string(max_bytes) + " bytes");
-        if (path.empty() || path.find('\0') != std::string::npos) carried_error("malformed path");
+        if (path.empty()) carried_error("malformed path");
+        check_reference(path, {"", 0, kUserPresetsVar});
         if (files.size() == kMaxPresetRefs) carried_error("more than 16 files");
         files[path] = std::move(text);
         if (comma == std::string_view::npos) break;

@@ -5,6 +5,8 @@ libfairway_libfairway_la_SOURCES += \
 	libfairway/presets/preset.cpp libfairway/presets/preset.h \
 	libfairway/presets/env_policy.cpp libfairway/presets/env_policy.h \
 	libfairway/presets/values.cpp libfairway/presets/values.h \
+	libfairway/presets/reference.cpp libfairway/presets/reference.h \
+	libfairway/presets/utf8.cpp libfairway/presets/utf8.h \
 	libfairway/presets/signal_names.cpp libfairway/presets/signal_names.h \
 	libfairway/presets/trusted_file.cpp libfairway/presets/trusted_file.h \
 	libfairway/presets/loader.cpp libfairway/presets/loader.h \
@@ -19,7 +21,8 @@ tests_unit_fairway_unit_SOURCES += \
 	tests/unit/presets/merge_test.cpp tests/unit/presets/values_test.cpp \
 	tests/unit/presets/loader_test.cpp tests/unit/presets/resolver_test.cpp \
 	tests/unit/presets/carried_test.cpp tests/unit/presets/site_test.cpp \
-	tests/unit/presets/submission_test.cpp tests/unit/presets/trusted_file_test.cpp
+	tests/unit/presets/submission_test.cpp tests/unit/presets/trusted_file_test.cpp \
+	tests/unit/presets/reference_test.cpp
 libfairway_libfairway_la_SOURCES += \
 	libfairway/presets/plugstack.cpp \
 	libfairway/presets/slurm_tres.cpp libfairway/presets/slurm_tres.h \

@@ -1,6 +1,7 @@
 #include "presets/preset.h"
 
 #include "presets/field_visit.h"
+#include "presets/reference.h"
 
 namespace fairway::presets {
 namespace {
@@ -90,10 +91,14 @@ JobRequest merge_preset(const JobRequest& job, const Preset& preset) {
     return merge_presets(job, {AppliedPreset{&preset, preset.strategy}});
 }
 
+// Each name on its own: a ',' inside one would pass for two entries in the joined list.
 std::string describe_applied(const std::vector<AppliedPreset>& applied) {
     std::string names;
-    for (const auto& entry : applied)
-        if (entry.preset) names += (names.empty() ? "" : ",") + entry.preset->name;
+    for (const auto& entry : applied) {
+        if (!entry.preset) continue;
+        check_record_entry(entry.preset->name);
+        names += (names.empty() ? "" : ",") + entry.preset->name;
+    }
     return names;
 }
 

@@ -47,7 +47,8 @@ struct AppliedPreset {
     MergeStrategy strategy = MergeStrategy::defaults;
 };
 
-// Names of applied presets, comma-separated in order ("a100,nccl-ib,./mine.yaml").
+// Names of applied presets, comma-separated in order ("a100,nccl-ib,./mine.yaml"). Throws
+// InputError for a name that check_record_entry refuses (reference.h): the list is recorded.
 std::string describe_applied(const std::vector<AppliedPreset>& applied);
 
 // Applies `presets` left to right to `job` (the job's own settings) and returns the result.

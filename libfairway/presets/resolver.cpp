@@ -4,6 +4,7 @@
 #include <limits>
 #include <numeric>
 
+#include "presets/reference.h"
 #include "presets/values.h"
 
 namespace fairway::presets {
@@ -33,10 +34,12 @@ PresetRef split_strategy(std::string_view entry) {
     return PresetRef{std::string(entry), std::nullopt};
 }
 
+// The whole entry is checked first, so that no message below quotes a character the rule refuses.
 void check_ref(const PresetRef& ref, std::string_view entry) {
+    check_reference(entry);
     if (ref.name.empty()) preset_error("empty entry in preset list");
     if (ref.is_path()) {
-        if (ref.name.size() > 4096 || ref.name.find('\0') != std::string::npos) preset_error("invalid preset path");
+        if (ref.name.size() > 4096) preset_error("preset path longer than 4096 bytes");
         return;
     }
     if (!is_valid_name(ref.name))
@@ -110,6 +113,7 @@ PresetResolver::PresetResolver(const PresetCatalog& catalog, EnvPolicy env_polic
     : catalog_(catalog), env_policy_(std::move(env_policy)), max_user_preset_bytes_(max_user_preset_bytes) {}
 
 void PresetResolver::add_user_file(const std::string& path, std::string_view text) {
+    check_reference(path);  // every message below names the path, and the record will
     if (text.size() > max_user_preset_bytes_)
         throw InputError({path, 0, ""}, "user preset is " + std::to_string(text.size()) +
                                             " bytes, more than the limit of " + std::to_string(max_user_preset_bytes_));

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "presets/carried.h"
+#include "presets/reference.h"
 
 namespace fairway::presets {
 namespace {
@@ -41,6 +42,10 @@ std::optional<PresetApplication> apply_presets_to_submission(const SitePresets& 
     return application;
 }
 
-std::string preset_record(const PresetApplication& application) { return "fairway-presets=" + application.applied; }
+// Checked here too, whoever filled in `applied`: the record goes where users may not write.
+std::string preset_record(const PresetApplication& application) {
+    check_record_list(application.applied);
+    return "fairway-presets=" + application.applied;
+}
 
 }  // namespace fairway::presets

@@ -31,7 +31,8 @@ struct PresetApplication {
 // could not be loaded but the job needs them.
 std::optional<PresetApplication> apply_presets_to_submission(const SitePresets& site, const Submission& submission);
 
-// The text recorded with the job (admin comment): "fairway-presets=a100-train,nccl-ib".
+// The text recorded with the job (admin comment): "fairway-presets=a100-train,nccl-ib". Throws
+// InputError when `application.applied` holds an entry check_record_entry refuses (reference.h).
 std::string preset_record(const PresetApplication& application);
 
 }  // namespace fairway::presets

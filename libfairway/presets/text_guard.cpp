@@ -7,26 +7,10 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "presets/utf8.h"
 
 namespace fairway::presets {
 namespace {
-
-// Length of the UTF-8 sequence starting at text[i], or 0 when it is malformed (overlong forms,
-// surrogates and code points above U+10FFFF included).
-std::size_t utf8_length(std::string_view text, std::size_t i) {
-    const auto byte = [&](std::size_t k) { return static_cast<std::uint8_t>(text[k]); };
-    const std::uint8_t lead = byte(i);
-    std::size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xe ? 3 : (lead >> 3) == 0x1e ? 4 : 0;
-    if (length == 0 || i + length > text.size()) return 0;
-    std::uint32_t code = length == 1 ? lead : lead & (0x7f >> length);
-    for (std::size_t k = 1; k < length; ++k) {
-        if ((byte(i + k) & 0xc0) != 0x80) return 0;
-        code = (code << 6) | (byte(i + k) & 0x3f);
-    }
-    static constexpr std::uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code < kSmallest[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return 0;
-    return length;
-}
 
 bool is_forbidden_control(char c) {
     const auto byte = static_cast<std::uint8_t>(c);
@@ -65,10 +49,10 @@ void check_yaml_text(std::string_view text, const std::string& file) {
         if (is_forbidden_control(text[i]))
             throw InputError({file, line, ""}, "control character (byte " + std::to_string(static_cast<std::uint8_t>(text[i])) +
                                                    ") in the text; presets are plain YAML text");
-        const std::size_t length = utf8_length(text, i);
-        if (length == 0) throw InputError({file, line, ""}, "the text is not valid UTF-8");
+        const auto code_point = decode_utf8(text, i);
+        if (!code_point) throw InputError({file, line, ""}, "the text is not valid UTF-8");
         if (text[i] == '\n') ++line;
-        i += length;
+        i += code_point->length;
     }
 }
 
