@@ -1,0 +1,52 @@
+#include "sim/workload.h"
+
+#include <algorithm>
+
+namespace fairway::sim {
+
+Need& Need::operator+=(const Need& other) noexcept {
+    cores += other.cores;
+    gpus += other.gpus;
+    return *this;
+}
+
+Need& Need::operator-=(const Need& other) noexcept {
+    cores -= other.cores;
+    gpus -= other.gpus;
+    return *this;
+}
+
+Need operator+(Need a, const Need& b) noexcept { return a += b; }
+Need operator-(Need a, const Need& b) noexcept { return a -= b; }
+
+const char* skip_reason_name(SkipReason reason) {
+    switch (reason) {
+    case SkipReason::kNoProcessors: return "no_processor_count";
+    case SkipReason::kUnknownRunTime: return "unknown_run_time";
+    case SkipReason::kLargerThanCluster: return "larger_than_cluster";
+    }
+    return "unknown";
+}
+
+std::int64_t swf_processors(const SwfJob& swf) {
+    if (swf.allocated_procs > 0) return swf.allocated_procs;
+    if (swf.requested_procs > 0) return swf.requested_procs;
+    return kSwfUnknown;
+}
+
+std::variant<SimJob, SkipReason> replayed_job(const SwfJob& swf, const TraceShape& shape, std::size_t association) {
+    std::int64_t procs = swf_processors(swf);
+    if (procs <= 0) return SkipReason::kNoProcessors;
+    if (swf.run_time < 0) return SkipReason::kUnknownRunTime;
+    SimJob job;
+    job.id = swf.job_id;
+    job.submit = shape.time_origin + swf.submit;
+    job.limit = swf.requested_time > 0 ? swf.requested_time : swf.run_time;
+    job.run = std::min(swf.run_time, job.limit);
+    job.need = shape.procs_are == ProcsAre::kGpus ? Need{0, procs} : Need{procs, 0};
+    job.association = association;
+    if (!job.need.fits_in(shape.capacity)) return SkipReason::kLargerThanCluster;
+    return job;
+}
+
+}  // namespace fairway::sim
