@@ -162,8 +162,7 @@ void RecoveryTracker::ended(std::size_t node, std::int64_t t) {
     if (--state.running == 0) state.idle_since = t;
 }
 
-void RecoveryTracker::recovered(std::size_t user_slot, const State& state, std::int64_t now) {
-    RecoveryFigures& figures = users_[user_slot];
+void RecoveryTracker::recovered(RecoveryFigures& figures, const State& state, std::int64_t now) {
     if (state.running > 0 || !state.idle_since) {
         ++figures.untimed;
         return;
@@ -182,10 +181,12 @@ void RecoveryTracker::factors(std::int64_t now, const fairshare::FairShareResult
         bool penalized = fair_share.job_factor(tree.node(node).id) < level_;
         if (penalized == state.penalized) continue;
         std::size_t user = population_.user_slot(node);
-        if (penalized)
-            ++users_[user].stretches;
-        else
-            recovered(user, state, now);
+        for (RecoveryFigures* figures : {&users_[user], &overall_}) {
+            if (penalized)
+                ++figures->stretches;
+            else
+                recovered(*figures, state, now);
+        }
         state.penalized = penalized;
     }
 }
@@ -195,6 +196,7 @@ void RecoveryTracker::finish() {
         State& state = states_[state_of_node_[node]];
         if (!state.penalized) continue;
         ++users_[population_.user_slot(node)].unrecovered;
+        ++overall_.unrecovered;
         state.penalized = false;
     }
 }

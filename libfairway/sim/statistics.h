@@ -129,6 +129,8 @@ public:
     void finish();
 
     const std::vector<RecoveryFigures>& users() const noexcept { return users_; }
+    // Every user's stretches together.
+    const RecoveryFigures& overall() const noexcept { return overall_; }
 
 private:
     struct State {
@@ -136,13 +138,14 @@ private:
         bool penalized = false;
         std::optional<std::int64_t> idle_since;   // when its running jobs last dropped to none
     };
-    void recovered(std::size_t user_slot, const State& state, std::int64_t now);
+    void recovered(RecoveryFigures& figures, const State& state, std::int64_t now);
 
     const Population& population_;
     double level_;
     std::vector<std::size_t> state_of_node_;   // node index -> index in states_
     std::vector<State> states_;
     std::vector<RecoveryFigures> users_;
+    RecoveryFigures overall_;
 };
 
 class PolicyStatistics {

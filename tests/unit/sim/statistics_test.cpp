@@ -95,4 +95,7 @@ TEST(RecoveryTracker, TimesFromTheBurstEndToTheFactorComingBack) {
     EXPECT_DOUBLE_EQ(figures.mean_seconds(), 250);
     EXPECT_DOUBLE_EQ(figures.seconds_max, 250);
     EXPECT_EQ(tracker.users()[population.user_slot(*population.association("g2", "u2"))].stretches, 0U);
+    EXPECT_EQ(tracker.overall().stretches, 3U);
+    EXPECT_EQ(tracker.overall().unrecovered, 1U);
+    EXPECT_DOUBLE_EQ(tracker.overall().seconds.quantile(0.5), 250);
 }
