@@ -151,7 +151,10 @@ double ShareWindows::mean_jain() const {
 RecoveryTracker::RecoveryTracker(const Population& population, double level)
     : population_(population), level_(level) {
     state_of_node_.assign(population.tree().size(), 0);
-    for (std::size_t node : population.user_associations()) state_of_node_[node] = states_.size(), states_.emplace_back();
+    for (std::size_t node : population.user_associations()) {
+        state_of_node_[node] = states_.size();
+        states_.emplace_back();
+    }
     users_.assign(population.users().size(), {});
 }
 

@@ -177,8 +177,11 @@ ReplayResult replay_trace(const Options& options, const ProgressSink& progress) 
         last_submit = job.submit;
         result.killed_at_limit += swf->run_time > job.limit ? 1 : 0;
         for (auto& simulator : result.simulators) simulator->submit(job);
-        if (++result.jobs_replayed % 4096 == 0 && progress && size > 0)
-            progress(static_cast<double>(in.tellg()) / size, result.jobs_replayed);
+        if (++result.jobs_replayed % 4096 == 0 && progress && size > 0) {
+            double read = static_cast<double>(in.tellg()) / size;
+            if (options.max_jobs) read = std::max(read, static_cast<double>(result.jobs_read) / static_cast<double>(*options.max_jobs));
+            progress(std::min(read, 1.0), result.jobs_replayed);
+        }
     }
     for (auto& simulator : result.simulators) simulator->finish();
     if (progress) progress(1.0, result.jobs_replayed);
