@@ -96,6 +96,19 @@ TEST(Simulator, OnlyTheWindowForgetsUsageCompletely) {
     EXPECT_LT(windowed.at(2), windowed.at(3));         // forgotten: ties go to submit order
 }
 
+// PriorityUsageResetPeriod forgets everything at the boundary; without decay nothing else would.
+// 1 core. u1 runs 1000 s on day 0 (the epoch); just after midnight u1 and u2 each submit a job.
+TEST(Simulator, AResetForgetsAllUsageAtTheBoundary) {
+    Population users = population_of(2);
+    std::vector<SimJob> jobs{job(users, 1, 1, 0, 1, 1000, 1000), job(users, 1, 2, 86400 + 100, 1, 10, 10),
+                             job(users, 2, 3, 86400 + 100, 1, 10, 10)};
+    SimConfig config = fair_share_only(1);
+    auto undecayed = starts_of(config, parse_policy("multifactor:half_life=0"), users, jobs);
+    EXPECT_LT(undecayed.at(3), undecayed.at(2));
+    auto reset = starts_of(config, parse_policy("reset:period=daily,half_life=0"), users, jobs);
+    EXPECT_LT(reset.at(2), reset.at(3));
+}
+
 TEST(Simulator, RejectsJobsOutOfSubmitOrder) {
     Population users = population_of(1);
     Simulator simulator(one_node(1), PolicySpec{}, users, StatisticsConfig{});
