@@ -1,5 +1,5 @@
 // Reading the presets directory from the SPANK plugin's plugstack.conf line, so that a site names
-// it once (as the issue asks) and job_submit/fairway agrees with the SPANK plugin; and where
+// it once and job_submit/fairway agrees with the SPANK plugin; and where
 // presets.conf lives. No YAML here: the SPANK plugin's slurmstepd side links this file.
 #include <glob.h>
 

@@ -62,7 +62,7 @@ void BM_LedgerUsage(benchmark::State& state) {
 }
 BENCHMARK(BM_LedgerUsage)->Arg(7)->Arg(90)->Unit(benchmark::kMicrosecond);
 
-// 20 accounts x 50 users, as in the benchmark workload.
+// 20 accounts x 50 users, as in tests/bench/priority-plugins' workload.
 fs::AssociationTree workload_tree() {
     std::vector<fs::AssociationNode> nodes{{1, fs::kNoParent, "root", "", fs::Shares::of(1), 0}};
     for (fs::AssocId a = 0; a < 20; ++a) {
