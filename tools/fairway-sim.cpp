@@ -60,6 +60,16 @@ void write_file(const std::string& path, const std::string& text) {
     if (!out) throw fairway::InputError({path, 0, ""}, "cannot write");
 }
 
+void open_for_writing(std::ofstream& out, const std::string& path) {
+    out.open(path, std::ios::binary | std::ios::trunc);
+    if (!out) throw fairway::InputError({path, 0, ""}, "cannot write");
+}
+
+void close_written(std::ofstream& out, const std::string& path) {
+    out.close();
+    if (!out) throw fairway::InputError({path, 0, ""}, "cannot write");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -71,7 +81,10 @@ int main(int argc, char** argv) {
             return 0;
         }
         const auto began = std::chrono::steady_clock::now();
-        ReplayResult result = replay_trace(options, terminal_progress(options));
+        std::ofstream starts;
+        if (!options.starts.empty()) open_for_writing(starts, options.starts);
+        ReplayResult result = replay_trace(options, terminal_progress(options), starts.is_open() ? &starts : nullptr);
+        if (starts.is_open()) close_written(starts, options.starts);
         if (options.timing)
             report_timing(result, std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
         if (options.json)

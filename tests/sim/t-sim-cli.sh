@@ -46,6 +46,14 @@ expect_eq "$(jq -c '[.policies[].name]' "$tmp/tree.json")" '["fairway W=2-0 H=0-
 expect_eq "$(jq -c '.policies[0].shares.entities | keys' "$tmp/tree.json")" '["g3","science"]' "top-level accounts"
 expect_eq "$(jq '.policies[0].shares.series.science[0][2]' "$tmp/tree.json")" 0.75 "science is entitled to 3/4"
 
+# --starts: a line per job and policy; under FCFS jobs start in submission order.
+"$sim" "$here/small.swf" --policy fcfs --policy fairway:window=2-0,half_life=0 --starts "$tmp/starts.tsv" \
+    "${windows[@]}" >/dev/null || fail "--starts failed"
+expect_eq "$(awk -F'\t' '$1 == "fcfs"' "$tmp/starts.tsv" | wc -l)" 120 "FCFS starts"
+expect_eq "$(awk -F'\t' '$1 == "fairway W=2-0 H=0-0" && $4 >= $3 && $5 ~ /^(main|backfill)$/' "$tmp/starts.tsv" | wc -l)" 120 "fairway starts"
+expect_eq "$(awk -F'\t' '$1 == "fcfs" && $5 == "main" { if ($3 < last) bad++; last = $3 } END { print bad + 0 }' "$tmp/starts.tsv")" 0 \
+    "FCFS's main pass starts jobs in submission order"
+
 # Plots: an SVG with every policy's panel, and its PNG when rsvg-convert is there.
 "$sim" "$here/small.swf" "${windows[@]}" --svg "$tmp/sim.svg" >/dev/null || fail "--svg failed"
 svg=$(cat "$tmp/sim.svg")

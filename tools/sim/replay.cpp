@@ -133,7 +133,13 @@ void choose_shown(ReplayResult& result, const Options& options, const TraceFacts
 std::string swf_user_name(std::int64_t user) { return user < 0 ? "u_unknown" : "u" + std::to_string(user); }
 std::string swf_account_name(std::int64_t group) { return group < 0 ? "g_unknown" : "g" + std::to_string(group); }
 
-ReplayResult replay_trace(const Options& options, const ProgressSink& progress) {
+void StartLog::job_started(const sim::SimJob& job, std::int64_t start, bool backfilled,
+                           const std::vector<sim::Piece>& /*pieces*/) {
+    out_ << policy_ << '\t' << job.id << '\t' << job.submit - time_origin_ << '\t' << start - time_origin_ << '\t'
+         << (backfilled ? "backfill" : "main") << '\n';
+}
+
+ReplayResult replay_trace(const Options& options, const ProgressSink& progress, std::ostream* starts) {
     ReplayResult result;
     result.trace = options.trace;
     std::ifstream in = open_trace(options.trace);
@@ -153,8 +159,15 @@ ReplayResult replay_trace(const Options& options, const ProgressSink& progress) 
     statistics.tracked_entities = result.tracked_entities;
     sim::SimConfig config = options.config;
     config.cluster = result.cluster;
-    for (const sim::PolicySpec& policy : options.policies)
-        result.simulators.push_back(std::make_unique<sim::Simulator>(config, policy, *result.population, statistics));
+    for (const sim::PolicySpec& policy : options.policies) {
+        sim::SimObserver* observer = nullptr;
+        if (starts) {
+            result.start_logs.push_back(std::make_unique<StartLog>(*starts, policy.name(), result.time_origin));
+            observer = result.start_logs.back().get();
+        }
+        result.simulators.push_back(
+            std::make_unique<sim::Simulator>(config, policy, *result.population, statistics, observer));
+    }
 
     std::optional<std::int64_t> last_submit;
     while (std::optional<SwfJob> swf = reader.next()) {

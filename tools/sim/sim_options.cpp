@@ -110,6 +110,7 @@ Options parse_options(const std::vector<std::string>& args) {
         {"--accounts", [&](const std::string& v) { o.accounts_shown = non_negative<std::size_t>("--accounts", v); }},
         {"--svg", [&](const std::string& v) { o.svg = v; }},
         {"--png", [&](const std::string& v) { o.png = v; }},
+        {"--starts", [&](const std::string& v) { o.starts = v; }},
         {"--max-jobs", [&](const std::string& v) { o.max_jobs = non_negative<std::uint64_t>("--max-jobs", v); }},
     };
     const std::map<std::string, std::function<void()>> flags = {
@@ -180,6 +181,8 @@ compares waits, slowdowns, utilization, delivered against entitled shares and re
   --users                a per-user table too
   --json                 everything as JSON on stdout instead of tables
   --svg FILE [--png FILE]  plots (PNG through rsvg-convert)
+  --starts FILE          every job start, one line each: policy, job, submit, start (seconds
+                         from the trace's time 0), main|backfill
   --max-jobs N           replay only the first N jobs
   --quiet                no progress bar (shown only when stderr is a terminal)
   --timing               print jobs per second and peak RSS on stderr (benchmarks)

@@ -27,6 +27,7 @@ struct Options {
     bool users_table = false;                   // --users
     bool json = false;
     std::string svg, png;
+    std::string starts;                         // --starts FILE: every job start per policy (StartLog)
     std::optional<std::uint64_t> max_jobs;
     bool progress = true;                       // --quiet turns it off (it shows only on a terminal)
     bool timing = false;                        // --timing: jobs per second and peak RSS on stderr
