@@ -5,6 +5,7 @@
 #include <ctime>
 #include <iostream>
 #include <thread>
+#include <utility>
 
 extern "C" {
 #include <slurm/slurm.h>
@@ -13,6 +14,7 @@ extern "C" {
 #include "common/error.h"
 #include "k8s/kube_api.h"
 #include "k8s/queue_watcher.h"
+#include "leader_lease.h"
 #include "log.h"
 #include "metrics_server.h"
 #include "reconciler.h"
@@ -95,6 +97,48 @@ int wait_for_signal(const sigset_t& signals, std::chrono::seconds limit) {
     return signal < 0 ? 0 : signal;
 }
 
+// Exit status of --once when another bridge holds the lease: nothing was written.
+constexpr int kExitNotLeader = 3;
+
+// Dry runs write nothing, so they take no part in the election; they only say who leads.
+void log_lease_holder(KubeApi& api, const quota::LeaderElectionSettings& settings) {
+    LeaderLease lease(api, settings, 1);
+    ApiResult read = api.get(lease.path());
+    std::string holder = read.ok() ? read.object["spec"].value("holderIdentity", "") : "";
+    log_event(LogLevel::info, "dry-run: leader election skipped",
+              {{"holder", holder.empty() ? "-" : holder}, {"lease", read.ok() || read.response.status == 404 ? "read" : read.response.summary()}});
+}
+
+// Every write of this process, on both sides, passes the lease's fence.
+std::unique_ptr<LeaderLease> elect(const DaemonOptions& options, const quota::BridgeConfig& config, KubeApi& api, SlurmClient& slurm) {
+    if (!config.leader_election.enabled) return nullptr;
+    if (options.dry_run) {
+        log_lease_holder(api, config.leader_election);
+        return nullptr;
+    }
+    auto lease = std::make_unique<LeaderLease>(api, config.leader_election, config.reconcile.write_timeout_seconds);
+    LeaderLease* fence = lease.get();
+    api.set_write_gate([fence] { return fence->write_allowed(); });
+    slurm.set_write_gate([fence] { return fence->write_allowed(); });
+    return lease;
+}
+
+std::string leader_metric(bool leading) {
+    return std::string("# HELP fairway_bridge_leader 1 while this bridge holds the leader lease (and may write)\n"
+                       "# TYPE fairway_bridge_leader gauge\nfairway_bridge_leader ") + (leading ? "1" : "0") + "\n";
+}
+
+// Waits out `pause`, renewing the lease every retry period meanwhile; returns a signal or 0.
+int wait_renewing(const sigset_t& signals, std::chrono::seconds pause, LeaderLease* lease, std::chrono::seconds retry) {
+    while (pause.count() > 0) {
+        auto slice = lease ? std::min(pause, retry) : pause;
+        if (int signal = wait_for_signal(signals, slice)) return signal;
+        pause -= slice;
+        if (lease && pause.count() > 0 && !lease->acquire_or_renew()) return 0;  // lost: back to the loop at once
+    }
+    return 0;
+}
+
 void reload(const DaemonOptions& options, quota::BridgeConfig& config, Reconciler& reconciler) {
     try {
         auto fresh = quota::load_bridge_config(options.config_path);
@@ -119,7 +163,10 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
     auto http = connect_kubernetes(config);
     KubeApi api(*http, RetryPolicy{}, sleep_for);
     SlurmClient slurm(config.slurm);
-    Reconciler reconciler(config, api, slurm, options.dry_run, monotonic_now());
+    auto reconciler = std::make_unique<Reconciler>(config, api, slurm, options.dry_run, monotonic_now());
+    std::unique_ptr<LeaderLease> lease = elect(options, config, api, slurm);
+    const std::chrono::seconds retry(config.leader_election.retry_period_seconds);
+    bool leading = lease == nullptr;
     std::unique_ptr<MetricsServer> metrics;
     std::unique_ptr<QueueWatcher> watcher;
     if (!options.once) {
@@ -130,11 +177,33 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
     }
     log_event(LogLevel::info, "started", {{"server", http->server()}, {"groups", std::to_string(config.groups.size())},
                                           {"dry_run", options.dry_run ? "true" : "false"},
-                                          {"metrics_port", metrics ? std::to_string(metrics->port()) : "off"}});
+                                          {"metrics_port", metrics ? std::to_string(metrics->port()) : "off"},
+                                          {"identity", lease ? lease->identity() : "-"}});
     CycleTotals totals;
     for (;;) {
+        if (lease) {
+            bool was_leading = std::exchange(leading, lease->acquire_or_renew());
+            // A new term starts like a fresh process: no protocol state from an earlier term.
+            if (leading && !was_leading) reconciler = std::make_unique<Reconciler>(config, api, slurm, options.dry_run, monotonic_now());
+        }
+        if (!leading) {
+            if (options.once) {
+                std::cerr << "fairway-bridge: not writing: the lease " << config.leader_election.lease_namespace << "/"
+                          << config.leader_election.lease_name << " is held by " << (lease->holder().empty() ? "nobody (unreadable)" : lease->holder())
+                          << "\n";
+                return kExitNotLeader;
+            }
+            if (metrics) metrics->publish(leader_metric(false), true);  // a standby is healthy
+            int signal = wait_for_signal(signals, retry);
+            if (signal == SIGHUP) reload(options, config, *reconciler);
+            if (signal == SIGTERM || signal == SIGINT) {
+                log_event(LogLevel::info, "stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+                return 0;
+            }
+            continue;
+        }
         auto began = std::chrono::steady_clock::now();
-        CycleReport report = reconciler.cycle(monotonic_now());
+        CycleReport report = reconciler->cycle(monotonic_now());
         auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began);
         log_cycle(report, took);
         ++totals.cycles;
@@ -143,17 +212,22 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
         totals.last_seconds = took.count() / 1000.0;
         totals.seconds_sum += totals.last_seconds;
         if (watcher) totals.watch_events = watcher->events();
-        if (metrics) metrics->publish(render_metrics(report, totals, api.counters()), report.slurm_ok && report.kube_ok);
+        if (metrics) metrics->publish(render_metrics(report, totals, api.counters()) + leader_metric(lease == nullptr || lease->write_allowed()),
+                                      report.slurm_ok && report.kube_ok);
         std::chrono::seconds pause(config.reconcile.period_seconds);
         if (options.once) {
             // A fresh process writes no limit before a predecessor's writes have timed out.
-            if (!still_starting(report) || options.dry_run) return report.slurm_ok && report.kube_ok && !report.failed_writes ? 0 : 1;
+            if (!still_starting(report) || options.dry_run) {
+                if (lease) lease->release();
+                return report.slurm_ok && report.kube_ok && !report.failed_writes ? 0 : 1;
+            }
             pause = std::chrono::seconds(config.reconcile.write_timeout_seconds);
         }
-        int signal = wait_for_signal(signals, pause);
-        if (signal == SIGHUP) reload(options, config, reconciler);
+        int signal = wait_renewing(signals, pause, lease.get(), retry);
+        if (signal == SIGHUP) reload(options, config, *reconciler);
         if (signal == SIGTERM || signal == SIGINT) {
             log_event(LogLevel::info, "stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+            if (lease) lease->release();
             return 0;
         }
     }

@@ -10,6 +10,7 @@ bridge_libbridge_la_SOURCES = \
 	bridge/k8s/queue_watcher.cpp bridge/k8s/queue_watcher.h \
 	bridge/slurm/slurm_client.cpp bridge/slurm/slurm_client.h \
 	bridge/reconciler.cpp bridge/reconciler.h \
+	bridge/leader_lease.cpp bridge/leader_lease.h \
 	bridge/metrics_server.cpp bridge/metrics_server.h
 bridge_libbridge_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bridge $(YAMLCPP_CFLAGS) $(NLOHMANN_JSON_CFLAGS) $(CURL_CFLAGS) $(SLURM_CPPFLAGS)
 

@@ -47,6 +47,11 @@ std::chrono::milliseconds KubeApi::backoff(int attempt, const HttpResponse& resp
 ApiResult KubeApi::send_with_retries(const HttpRequest& request) {
     ApiResult result;
     for (int attempt = 0;; ++attempt) {
+        if (request.method != "GET" && write_gate_ && !write_gate_()) {
+            result.response = HttpResponse{};
+            result.response.transport_error = "withheld: this bridge does not hold the leader lease";
+            return result;
+        }
         ++counters_.requests;
         if (request.method != "GET") ++counters_.writes;
         result.response = http_.send(request);
@@ -85,6 +90,24 @@ ApiResult KubeApi::remove(const std::string& path) { return send_with_retries({"
 
 ApiResult KubeApi::merge_patch(const std::string& path, const nlohmann::json& patch) {
     return send_with_retries({"PATCH", path, patch.dump(), "application/merge-patch+json"});
+}
+
+namespace {
+ApiResult parsed(HttpResponse response) { return {response, parse_or_null(response.body)}; }
+}  // namespace
+
+ApiResult KubeApi::create_once(const std::string& collection, const nlohmann::json& object) {
+    ++counters_.requests;
+    ApiResult result = parsed(http_.send({"POST", collection, object.dump(), "application/json"}));
+    if (!result.ok()) ++counters_.errors;
+    return result;
+}
+
+ApiResult KubeApi::replace_once(const std::string& path, const nlohmann::json& object) {
+    ++counters_.requests;
+    ApiResult result = parsed(http_.send({"PUT", path, object.dump(), "application/json"}));
+    if (!result.ok()) ++counters_.errors;
+    return result;
 }
 
 ApiResult KubeApi::watch(const std::string& path, const std::string& resource_version, std::chrono::seconds limit,

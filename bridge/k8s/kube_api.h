@@ -44,6 +44,13 @@ public:
     ApiResult apply(const std::string& path, const nlohmann::json& object);
     ApiResult remove(const std::string& path);
     ApiResult merge_patch(const std::string& path, const nlohmann::json& patch);
+    // One POST / PUT, never retried and never gated: for the Lease, whose update is conditional
+    // on the resourceVersion in `object` (a 409 means another bridge won; retrying cannot help).
+    ApiResult create_once(const std::string& collection, const nlohmann::json& object);
+    ApiResult replace_once(const std::string& path, const nlohmann::json& object);
+    // Fencing: every other write (apply, delete, patch), and each retry of it, goes out only while
+    // `open` says so; otherwise it fails without being sent (transport error "withheld: ...").
+    void set_write_gate(std::function<bool()> open) { write_gate_ = std::move(open); }
     // One watch request from resourceVersion; events go to `on_event` until it returns false or
     // the server ends the stream. An ERROR event carrying 410 is reported as status 410.
     ApiResult watch(const std::string& path, const std::string& resource_version, std::chrono::seconds limit,
@@ -59,6 +66,7 @@ private:
     HttpClient& http_;
     RetryPolicy policy_;
     std::function<void(std::chrono::milliseconds)> sleep_;
+    std::function<bool()> write_gate_;
     std::mt19937_64 random_;
     ApiCounters counters_;
 };

@@ -131,6 +131,7 @@ SlurmSnapshot SlurmClient::read(const std::vector<std::string>& accounts) {
 }
 
 std::string SlurmClient::set_gpu_limit(const std::string& account, long gpus) {
+    if (write_gate_ && !write_gate_()) return "withheld: this bridge does not hold the leader lease";
     DbConnection db;
     if (!db.handle) return "cannot connect to slurmdbd: " + last_slurm_error();
     long tres_id = gpu_tres_id(db.handle, settings_.gres);

@@ -3,6 +3,7 @@
 // GPUs requested by pending jobs; and the one write, an association's GrpTRES=gres/gpu=N.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,6 +35,8 @@ public:
     SlurmSnapshot read(const std::vector<std::string>& accounts);
     // Sets the account association's GrpTRES gres/<gres>=gpus in slurmdbd; "" on success.
     std::string set_gpu_limit(const std::string& account, long gpus);
+    // Fencing: set_gpu_limit writes only while `open` says so (see KubeApi::set_write_gate).
+    void set_write_gate(std::function<bool()> open) { write_gate_ = std::move(open); }
 
 private:
     std::string cluster_name();
@@ -43,6 +46,7 @@ private:
 
     quota::SlurmSettings settings_;
     std::string tres_name_;  // "gres/gpu"
+    std::function<bool()> write_gate_;
 };
 
 }  // namespace fairway::bridge

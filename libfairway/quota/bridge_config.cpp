@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "common/error.h"
+#include "quota/leader_lease.h"
 
 namespace fairway::quota {
 namespace {
@@ -114,6 +115,34 @@ void read_reconcile(const Reader& r, const YAML::Node& node, ReconcileSettings& 
         r.fail(node["write_timeout_seconds"], "reconcile.write_timeout_seconds", "must not exceed period_seconds");
 }
 
+// Also run without a leader_election section: the default durations must fit write_timeout_seconds.
+void check_lease_timing(const Reader& r, const YAML::Node& node, const ReconcileSettings& reconcile, const LeaderElectionSettings& le) {
+    LeaseTiming timing{le.lease_duration_seconds, le.renew_deadline_seconds, reconcile.write_timeout_seconds};
+    std::string problem = lease_timing_problem(timing, le.retry_period_seconds);
+    if (le.enabled && !problem.empty()) r.fail(node, "leader_election", problem);
+}
+
+void read_leader_election(const Reader& r, const YAML::Node& node, const ReconcileSettings& reconcile, LeaderElectionSettings& out) {
+    r.expect_map(node, "leader_election", {"enabled", "namespace", "name", "identity", "lease_duration_seconds",
+                                           "renew_deadline_seconds", "retry_period_seconds"});
+    if (node["enabled"]) {
+        std::string flag = r.text(node["enabled"], "leader_election.enabled");
+        if (flag != "true" && flag != "false") r.fail(node["enabled"], "leader_election.enabled", "expected true or false");
+        out.enabled = flag == "true";
+    }
+    if (node["namespace"]) out.lease_namespace = r.text(node["namespace"], "leader_election.namespace");
+    if (node["name"]) out.lease_name = r.text(node["name"], "leader_election.name");
+    if (node["identity"]) out.identity = r.text(node["identity"], "leader_election.identity");
+    const long hour = 3600;
+    if (node["lease_duration_seconds"])
+        out.lease_duration_seconds = r.integer(node["lease_duration_seconds"], "leader_election.lease_duration_seconds", 2, hour);
+    if (node["renew_deadline_seconds"])
+        out.renew_deadline_seconds = r.integer(node["renew_deadline_seconds"], "leader_election.renew_deadline_seconds", 1, hour);
+    if (node["retry_period_seconds"])
+        out.retry_period_seconds = r.integer(node["retry_period_seconds"], "leader_election.retry_period_seconds", 1, hour);
+    check_lease_timing(r, node, reconcile, out);
+}
+
 void read_partitions(const Reader& r, const YAML::Node& node, std::map<std::string, PartitionMapping>& out) {
     if (!node.IsMap()) r.fail(node, "partitions", "expected a mapping of partition names");
     for (const auto& entry : node) {
@@ -172,10 +201,12 @@ BridgeConfig parse_bridge_config(const std::string& yaml_text, const std::string
     BridgeConfig config;
     config.source_file = file;
     if (!root.IsDefined() || root.IsNull()) throw InputError({file, 0, ""}, "empty configuration");
-    r.expect_map(root, "", {"kubernetes", "slurm", "reconcile", "metrics", "partitions", "groups"});
+    r.expect_map(root, "", {"kubernetes", "slurm", "reconcile", "leader_election", "metrics", "partitions", "groups"});
     if (root["kubernetes"]) read_kubernetes(r, root["kubernetes"], config.kubernetes);
     if (root["slurm"]) read_slurm(r, root["slurm"], config.slurm);
     if (root["reconcile"]) read_reconcile(r, root["reconcile"], config.reconcile);
+    if (root["leader_election"]) read_leader_election(r, root["leader_election"], config.reconcile, config.leader_election);
+    else check_lease_timing(r, root["leader_election"], config.reconcile, config.leader_election);
     if (root["metrics"]) {
         r.expect_map(root["metrics"], "metrics", {"listen"});
         if (root["metrics"]["listen"]) config.metrics_listen = r.text(root["metrics"]["listen"], "metrics.listen");

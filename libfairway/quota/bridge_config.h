@@ -31,6 +31,17 @@ struct ReconcileSettings {
     int write_timeout_seconds = 5;     // HTTP/slurmdbd timeout: a write not landed by then never will
 };
 
+// One active bridge: a coordination.k8s.io/v1 Lease names the only bridge that may write.
+struct LeaderElectionSettings {
+    bool enabled = true;
+    std::string lease_namespace = "fairway-system";
+    std::string lease_name = "fairway-bridge";
+    std::string identity;              // empty: "<hostname>_<pid>"
+    int lease_duration_seconds = 15;   // others take over this long after our last renewal
+    int renew_deadline_seconds = 10;   // we write only this long after our last renewal
+    int retry_period_seconds = 2;      // how often the Lease is renewed (or, on standby, read)
+};
+
 struct PartitionMapping {
     std::map<std::string, std::string> node_labels;  // ResourceFlavor nodeLabels
 };
@@ -47,6 +58,7 @@ struct BridgeConfig {
     KubernetesSettings kubernetes;
     SlurmSettings slurm;
     ReconcileSettings reconcile;
+    LeaderElectionSettings leader_election;
     std::string metrics_listen = "127.0.0.1:9464";
     std::map<std::string, PartitionMapping> partitions;  // optional per-partition overrides
     std::vector<QuotaGroup> groups;

@@ -14,3 +14,9 @@ libfairway_libfairway_la_SOURCES += \
 	libfairway/quota/mirror.cpp libfairway/quota/mirror.h
 tests_unit_fairway_unit_SOURCES += \
 	tests/unit/quota/mirror_test.cpp
+libfairway_libfairway_la_SOURCES += \
+	libfairway/quota/leader_lease.cpp libfairway/quota/leader_lease.h
+tests_unit_fairway_unit_SOURCES += \
+	tests/unit/quota/leader_lease_test.cpp
+tests_unit_fairway_unit_SOURCES += \
+	tests/unit/quota/leader_election_config_test.cpp

@@ -9,6 +9,21 @@ require_kubectl
 kubectl get --raw /readyz >/dev/null 2>&1 || fail "kube-apiserver not ready"
 scontrol ping >/dev/null 2>&1 || fail "slurmctld not answering"
 
+# bind_bridge NAME / unbind_bridge NAME: the shipped rbac.yaml's rights for user fairway-bridge:
+# the ClusterRole through ClusterRoleBinding NAME, the lease Role through RoleBinding NAME.
+bind_bridge() {
+    kubectl apply -f "$FAIRWAY_SRC/etc/kubernetes/bridge/rbac.yaml" >/dev/null || fail "cannot install the bridge RBAC"
+    unbind_bridge "$1"
+    kubectl create clusterrolebinding "$1" --clusterrole=fairway-bridge --user=fairway-bridge >/dev/null || fail "cannot bind"
+    kubectl -n fairway-system create rolebinding "$1" --role=fairway-bridge-lease --user=fairway-bridge >/dev/null ||
+        fail "cannot bind the lease role"
+}
+unbind_bridge() {
+    kubectl delete --ignore-not-found clusterrolebinding "$1" >/dev/null 2>&1
+    kubectl -n fairway-system delete --ignore-not-found rolebinding "$1" >/dev/null 2>&1
+    kubectl -n fairway-system delete --ignore-not-found lease fairway-bridge >/dev/null 2>&1  # the next test starts unled
+}
+
 # ---- The shared-quota workload (t-bridge-invariant.sh, t-bridge-faults.sh) ----
 # One quota group of Q GPUs: Slurm account $BT_ACCOUNT (an account of its own, so other tests' jobs
 # do not count, user alice) against namespace $BT_NS. The test plays Kueue (play_kueue) and samples
@@ -30,7 +45,7 @@ bridge_workload_cleanup() {
     scancel -A "$BT_ACCOUNT" >/dev/null 2>&1
     kubectl delete clusterqueues,resourceflavors,workloadpriorityclasses -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
     kubectl delete localqueues -A -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
-    kubectl delete --ignore-not-found clusterrolebinding "t-bridge-$BT_ACCOUNT" >/dev/null 2>&1
+    unbind_bridge "t-bridge-$BT_ACCOUNT"
     sacctmgr -i delete user alice account="$BT_ACCOUNT" >/dev/null 2>&1
     sacctmgr -i delete account "$BT_ACCOUNT" >/dev/null 2>&1
     "$cluster" conf-reset >/dev/null 2>&1
@@ -49,12 +64,11 @@ bridge_workload_begin() {
     wait_for 30 "slurmctld to know account $BT_ACCOUNT" sh -c "scontrol -o show assoc_mgr accounts=$BT_ACCOUNT flags=assoc | grep -q 'UserName=alice'" ||
         fail "slurmctld does not know $BT_ACCOUNT"
     kubectl get ns "$BT_NS" >/dev/null 2>&1 || kubectl create ns "$BT_NS" >/dev/null || fail "cannot create namespace"
-    kubectl apply -f "$FAIRWAY_SRC/etc/kubernetes/bridge/rbac.yaml" >/dev/null || fail "cannot install RBAC"
-    kubectl delete --ignore-not-found clusterrolebinding "t-bridge-$BT_ACCOUNT" >/dev/null
-    kubectl create clusterrolebinding "t-bridge-$BT_ACCOUNT" --clusterrole=fairway-bridge --user=fairway-bridge >/dev/null || fail "cannot bind"
+    bind_bridge "t-bridge-$BT_ACCOUNT"
     cat >"$work/bridge.yaml" <<YAML
 kubernetes: {kubeconfig: $FAIRWAY_KUBE_BRIDGE_KUBECONFIG}
 reconcile: {period_seconds: 1, stale_after_seconds: 3, write_timeout_seconds: 1}
+leader_election: {lease_duration_seconds: 4, renew_deadline_seconds: 3, retry_period_seconds: 1}
 metrics: {listen: "127.0.0.1:0"}
 groups:
   - {name: $BT_ACCOUNT, accounts: [$BT_ACCOUNT], namespaces: [$BT_NS], gpus: $Q}

@@ -17,16 +17,14 @@ cleanup() {
     kubectl delete clusterqueues,resourceflavors,workloadpriorityclasses -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
     kubectl delete localqueues -A -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
     kubectl delete --ignore-not-found clusterqueue t-mirror-foreign >/dev/null 2>&1
-    kubectl delete --ignore-not-found clusterrolebinding t-bridge-mirror >/dev/null 2>&1
+    unbind_bridge t-bridge-mirror
     for a in physics biology; do sacctmgr -i modify account "$a" set GrpTRES=gres/gpu=-1 >/dev/null 2>&1; done
     rm -rf "$work"
 }
 trap cleanup EXIT
 
 for ns in t-physics t-biology; do kubectl get ns "$ns" >/dev/null 2>&1 || kubectl create ns "$ns" >/dev/null || fail "cannot create namespace $ns"; done
-kubectl apply -f "$FAIRWAY_SRC/etc/kubernetes/bridge/rbac.yaml" >/dev/null || fail "cannot install the bridge RBAC"
-kubectl delete --ignore-not-found clusterrolebinding t-bridge-mirror >/dev/null
-kubectl create clusterrolebinding t-bridge-mirror --clusterrole=fairway-bridge --user=fairway-bridge >/dev/null || fail "cannot bind"
+bind_bridge t-bridge-mirror
 kubectl apply --validate=false -f - >/dev/null <<'YAML' || fail "cannot create the foreign ClusterQueue"
 apiVersion: kueue.x-k8s.io/v1beta1
 kind: ClusterQueue

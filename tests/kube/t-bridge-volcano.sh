@@ -11,7 +11,7 @@ pid=
 cleanup() {
     [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
     kubectl delete queues.scheduling.volcano.sh -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
-    kubectl delete --ignore-not-found clusterrolebinding t-bridge-volcano >/dev/null 2>&1
+    unbind_bridge t-bridge-volcano
     sacctmgr -i modify account biology set GrpTRES=gres/gpu=-1 >/dev/null 2>&1
     rm -rf "$work"
 }
@@ -20,9 +20,7 @@ trap cleanup EXIT
 kubectl config view --kubeconfig "$FAIRWAY_KUBE_BRIDGE_KUBECONFIG" --flatten --minify >"$work/embedded.kubeconfig" ||
     fail "cannot flatten the kubeconfig"
 grep -q 'certificate-authority-data:' "$work/embedded.kubeconfig" || fail "kubeconfig has no embedded CA"
-kubectl apply -f "$FAIRWAY_SRC/etc/kubernetes/bridge/rbac.yaml" >/dev/null || fail "cannot install RBAC"
-kubectl delete --ignore-not-found clusterrolebinding t-bridge-volcano >/dev/null
-kubectl create clusterrolebinding t-bridge-volcano --clusterrole=fairway-bridge --user=fairway-bridge >/dev/null || fail "cannot bind"
+bind_bridge t-bridge-volcano
 write_config() {
     cat >"$work/bridge.yaml" <<YAML
 kubernetes: {kubeconfig: $work/embedded.kubeconfig, backend: volcano}

@@ -9,7 +9,11 @@ require_kube
 
 bridge=$FAIRWAY_KUBE_BRIDGE_KUBECONFIG
 role=fairway-t-kube-rbac-$$
-cleanup() { kc delete clusterrolebinding,clusterrole "$role" --ignore-not-found >/dev/null 2>&1; }
+cleanup() {
+    kc delete clusterrolebinding,clusterrole "$role" --ignore-not-found >/dev/null 2>&1
+    kc -n fairway-system delete rolebinding "$role" --ignore-not-found >/dev/null 2>&1
+    kc -n fairway-system delete lease fairway-bridge --ignore-not-found >/dev/null 2>&1
+}
 trap cleanup EXIT
 
 existing=$(kc get clusterrolebindings,rolebindings -A -o json |
@@ -38,4 +42,29 @@ note "removing the binding takes the right away again"
 kc delete clusterrolebinding "$role" >/dev/null || fail "deleting binding"
 bridge_denied() { ! bridge_can_list; }
 wait_for 30 "the denial to return" bridge_denied || fail "bridge can still list after the binding was removed"
+note "the shipped lease Role (etc/kubernetes/bridge/rbac.yaml): get/create/update on its one Lease, in its namespace only"
+kc apply -f "$FAIRWAY_SRC/etc/kubernetes/bridge/rbac.yaml" >/dev/null || fail "cannot apply the shipped RBAC"
+kc -n fairway-system delete lease fairway-bridge --ignore-not-found >/dev/null || fail "cannot clear the lease"
+kc -n fairway-system create rolebinding "$role" --role=fairway-bridge-lease --user=fairway-bridge >/dev/null || fail "binding the lease Role"
+leases=/apis/coordination.k8s.io/v1/namespaces/fairway-system/leases
+lease_body() {  # NAME NAMESPACE [RESOURCEVERSION [HOLDER]]
+    printf '{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"%s","namespace":"%s"%s},"spec":{"holderIdentity":"%s","leaseDurationSeconds":15}}' \
+        "$1" "$2" "${3:+,\"resourceVersion\":\"$3\"}" "${4:-t-kube-rbac}"
+}
+lease_readable() { [ "$(http_code "$bridge_token" GET "$leases/fairway-bridge")" = 404 ]; }
+wait_for 30 "the lease binding to take effect" lease_readable || fail "bridge cannot read its lease after binding"
+expect_eq "$(http_code "$bridge_token" POST "$leases" "$(lease_body fairway-bridge fairway-system)")" 201 "bridge creates its lease"
+expect_eq "$(http_code "$bridge_token" GET "$leases/fairway-bridge")" 200 "bridge reads its lease"
+rv=$(kc -n fairway-system get lease fairway-bridge -o jsonpath='{.metadata.resourceVersion}')
+expect_eq "$(http_code "$bridge_token" PUT "$leases/fairway-bridge" "$(lease_body fairway-bridge fairway-system "$rv" holder-a)")" 200 "bridge updates its lease"
+expect_eq "$(http_code "$bridge_token" PUT "$leases/fairway-bridge" "$(lease_body fairway-bridge fairway-system "$rv" holder-b)")" 409 \
+    "an update conditional on a stale resourceVersion"
+expect_eq "$(http_code "$bridge_token" DELETE "$leases/fairway-bridge")" 403 "bridge deletes its lease (not granted)"
+expect_eq "$(http_code "$bridge_token" GET "$leases")" 403 "bridge lists leases (not granted)"
+kc -n fairway-system create -f - >/dev/null <<<"$(lease_body fairway-other fairway-system)" || fail "cannot create another lease"
+expect_eq "$(http_code "$bridge_token" GET "$leases/fairway-other")" 403 "bridge reads another lease"
+expect_eq "$(http_code "$bridge_token" PUT "$leases/fairway-other" "$(lease_body fairway-other fairway-system)")" 403 "bridge updates another lease"
+kc -n fairway-system delete lease fairway-other >/dev/null
+expect_eq "$(http_code "$bridge_token" POST /apis/coordination.k8s.io/v1/namespaces/default/leases "$(lease_body fairway-bridge default)")" 403 \
+    "bridge creates a lease in another namespace"
 exit 0

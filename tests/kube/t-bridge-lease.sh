@@ -1,0 +1,82 @@
+#!/bin/bash
+# One active bridge: two fairway-bridge daemons started at once against the same clusters elect
+# one leader through the coordination.k8s.io/v1 Lease fairway-system/fairway-bridge (lease 4 s,
+# renew deadline 3 s, retry 1 s), while Slurm jobs and Kubernetes workloads compete for Q GPUs
+# and the test samples "Slurm GPUs in use + Kubernetes GPU usage <= Q" (bridge-lib.sh):
+#  - exactly one bridge writes (writes counted per bridge from its cycle lines);
+#  - kill -9 of the leader: the other takes over within lease duration + retry period;
+#  - --once beside a leading daemon writes nothing and exits 3 naming the holder; --once --dry-run
+#    runs beside it; after the leader stops (it releases the lease) --once leads and writes.
+. "$FAIRWAY_SRC/tests/lib.sh"
+. "$FAIRWAY_SRC/tests/kube/bridge-lib.sh"
+
+lease_duration=4 retry_period=1
+pid_a= pid_b=
+# bridge_workload_begin starts "the bridge" through bridge_start: here, two at the same instant.
+# A failure while they start shows both logs' tails ($work/log is A's until the end).
+bridge_start() {
+    "$bridge" --config "$work/bridge.yaml" >>"$work/log.a" 2>&1 & pid_a=$!
+    "$bridge" --config "$work/bridge.yaml" >>"$work/log.b" 2>&1 & pid_b=$!
+    ln -sf log.a "$work/log"
+    bridge_pid=
+}
+tails() { tail -n 4 "$work/log.a" "$work/log.b" 2>&1; }
+lease_cleanup() { for p in $pid_a $pid_b; do kill "$p" 2>/dev/null; done; bridge_workload_cleanup; }
+
+bridge_workload_begin tlease t-lease 6
+trap lease_cleanup EXIT
+
+writes_of() { awk '/msg=cycle / { for (i = 1; i <= NF; i++) if ($i ~ /^writes=/) { sub("writes=", "", $i); n += $i } } END { print n + 0 }' "$1"; }
+acquired() { grep -c 'msg="lease acquired"' "$1"; }
+holder() { kubectl -n fairway-system get lease fairway-bridge -o jsonpath='{.spec.holderIdentity}'; }
+
+# Demand on both sides that the split must follow, so the leader keeps writing.
+submit_slurm_jobs 4 30
+set_kube_demand 3
+wait_for 60 "both clusters to use GPUs" both_busy || fail "no sharing: slurm=$(slurm_used) kube=$(kube_used); $(tails)"
+set_kube_demand 1
+sleep 5
+
+wa=$(writes_of "$work/log.a") wb=$(writes_of "$work/log.b")
+note "two bridges started at once: writes a=$wa b=$wb, lease acquired a=$(acquired "$work/log.a") b=$(acquired "$work/log.b"), holder $(holder)"
+if [ "$(acquired "$work/log.a")" = 1 ]; then leader=$pid_a follower=$pid_b flog=$work/log.b lw=$wa fw=$wb
+else leader=$pid_b follower=$pid_a flog=$work/log.a lw=$wb fw=$wa; fi
+expect_eq "$(($(acquired "$work/log.a") + $(acquired "$work/log.b")))" 1 "exactly one bridge acquired the lease"
+[ "$lw" -gt 0 ] || fail "the leader wrote nothing"
+expect_eq "$fw" 0 "writes by the standby bridge"
+grep -q 'msg="lease held by another bridge; standing by"' "$flog" || fail "the standby did not say who leads"
+expect_match "$(holder)" "_$leader\$" "the Lease names the leader"
+
+note "--once beside the leading daemon"
+out=$("$bridge" --config "$work/bridge.yaml" --once 2>&1); rc=$?
+expect_eq "$rc" 3 "--once exit status while another bridge leads"
+expect_match "$out" "held by .*_$leader" "--once names the holder"
+case $out in *'msg=applied'* | *'msg="set GrpTRES"'* | *'msg=cycle'*) fail "--once ran a cycle beside the leader: $out" ;; esac
+out=$("$bridge" --config "$work/bridge.yaml" --once --dry-run 2>&1) || fail "--once --dry-run failed beside the leader: $out"
+expect_match "$out" "leader election skipped\" holder=[^ ]*_$leader( |$)" "--dry-run names the holder"
+
+note "kill -9 of the leader"
+set_kube_demand 3   # the split must move again, so the new leader has something to write
+t0=$(date +%s.%N)
+kill -9 "$leader"; wait "$leader" 2>/dev/null
+[ "$leader" = "$pid_a" ] && pid_a= || pid_b=
+wait_for 30 "the standby to take over" sh -c "grep -q 'msg=\"lease acquired\"' '$flog'" || fail "no takeover: $(tail -n 3 "$flog")"
+takeover=$(echo "$(date +%s.%N) - $t0" | bc)
+note "takeover after $takeover s (lease $lease_duration s + retry $retry_period s)"
+[ "$(echo "$takeover <= $lease_duration + $retry_period + 0.5" | bc)" = 1 ] || fail "takeover took $takeover s"
+expect_match "$(holder)" "_$follower\$" "the Lease names the new leader"
+wait_for 30 "the new leader to write" sh -c "[ \$(awk '/msg=cycle /{for(i=1;i<=NF;i++) if (\$i ~ /^writes=[1-9]/) n++} END{print n+0}' '$flog') -gt 0 ]" ||
+    fail "the new leader never wrote"
+
+note "the leader stops cleanly (releases the lease); --once then leads at once"
+kill -TERM "$follower"; wait "$follower" 2>/dev/null
+[ "$follower" = "$pid_a" ] && pid_a= || pid_b=
+grep -q 'msg="lease released"' "$flog" || fail "the stopping leader did not release the lease"
+"$bridge" --config "$work/bridge.yaml" --once >"$work/once.log" 2>&1 || fail "--once after release: $(tail -n 3 "$work/once.log")"
+grep -q 'msg="lease acquired"' "$work/once.log" || fail "--once did not take the released lease"
+grep -q 'msg="lease released"' "$work/once.log" || fail "--once did not release the lease"
+
+rm -f "$work/log"; cat "$work/log.a" "$work/log.b" "$work/once.log" >"$work/log"
+wa=$(writes_of "$work/log.a") wb=$(writes_of "$work/log.b")
+bridge_workload_verdict 20
+note "Q=$Q: $samples samples, 0 violations; writes a=$wa b=$wb; takeover $takeover s"
