@@ -110,6 +110,7 @@ void Reconciler::observe_group(const quota::QuotaGroup& group, const SlurmSnapsh
         quota::SideReading r{now, q.limit, q.used, q.pending};
         split.observe(Side::kubernetes, r);
         report.reading[1] = r;
+        report.flavor_use = q.flavor_use;
     }
     report.quota = group.gpus;
     report.decision = split.decide(now);
@@ -132,18 +133,28 @@ void Reconciler::write_slurm(const quota::QuotaGroup& group, long limit, quota::
     }
 }
 
+bool Reconciler::may_write_queue(const std::string& group, const std::map<std::string, bool>& kube_written,
+                                 quota::Instant now) const {
+    auto split = splits_.find(group);
+    return split != splits_.end() && (kube_written.count(group) || split->second.settled(Side::kubernetes, now));
+}
+
 void Reconciler::apply_objects(const std::vector<quota::DesiredObject>& desired, const Observed& observed,
                                const std::map<std::string, bool>& kube_written, quota::Instant now, CycleReport& report) {
     for (const auto& object : desired) {
         auto seen = observed.find(object.path());
-        if (seen != observed.end() && quota::covers(seen->second, object.body)) continue;  // steady state: no write
+        if (seen != observed.end() && quota::up_to_date(seen->second, object)) continue;  // steady state: no write
+        auto group = object.body["metadata"]["labels"].value("fairway.io/group", "");
+        bool is_queue = object.kind == "ClusterQueue" || object.kind == "Queue";
+        if (is_queue && !may_write_queue(group, kube_written, now)) {
+            log_event(LogLevel::debug, "queue rewrite waits for a settled limit", {{"path", object.path()}});
+            continue;
+        }
         if (dry_run_) {
             log_event(LogLevel::info, "dry-run: would apply", {{"kind", object.kind}, {"path", object.path()}});
             continue;
         }
-        auto group = object.body["metadata"]["labels"].value("fairway.io/group", "");
-        bool is_queue = object.kind == "ClusterQueue" || object.kind == "Queue";
-        if (is_queue && kube_written.count(group)) splits_.at(group).wrote(Side::kubernetes, quota::read_queue(object.body, config_.kubernetes.backend, config_.kubernetes.gpu_resource).limit, now);
+        if (is_queue) splits_.at(group).wrote(Side::kubernetes, quota::read_queue(object.body, config_.kubernetes.backend, config_.kubernetes.gpu_resource).limit, now);
         ApiResult result = kube_.apply(object.path(), object.body);
         ++report.writes;
         if (!result.ok()) ++report.failed_writes;
@@ -178,17 +189,19 @@ CycleReport Reconciler::cycle(quota::Instant now) {
     Observed observed;
     report.kube_ok = read_kubernetes(observed);                          // 2
     std::map<std::string, long> kube_limits;
+    std::map<std::string, quota::FlavorUse> flavor_use;
     std::map<std::string, bool> kube_written;
     for (const auto& group : config_.groups) {                           // 3
         GroupReport& g = report.groups[group.name];
         observe_group(group, slurm, report.kube_ok, observed, now, g);
         if (g.reading[1]) kube_limits[group.name] = g.reading[1]->limit;
+        flavor_use[group.name] = g.flavor_use;
         if (g.decision.write[1]) { kube_limits[group.name] = *g.decision.write[1]; kube_written[group.name] = true; }
         if (is_decrease(g, Side::slurm)) write_slurm(group, *g.decision.write[0], now, report);  // 4
     }
     // Mirroring needs both views: without Slurm's partitions we would delete every flavor.
     if (!report.slurm_ok || !report.kube_ok) return report;
-    auto desired = quota::desired_objects(config_, slurm.partitions, kube_limits);
+    auto desired = quota::desired_objects(config_, slurm.partitions, kube_limits, flavor_use);
     apply_objects(desired, observed, kube_written, now, report);         // 5
     for (const auto& group : config_.groups) {                           // 6
         const GroupReport& g = report.groups[group.name];

@@ -3,6 +3,9 @@
 //   3. feed both into each group's QuotaSplit and take its decision;
 //   4. write Slurm decreases, 5. apply the Kubernetes objects that differ from what is there
 //      (ClusterQueue quotas included), 6. write Slurm raises, 7. delete our objects nobody wants.
+// A group's queue carries L_k: it is written only with the protocol's decision, or at its current
+// limit when that limit is settled (flavors added, removed or re-split) — and then recorded as a
+// write like any other, so a re-split can never overtake or undo a decrease in flight.
 // Nothing is written for a side that could not be read; in dry-run nothing is written at all.
 #pragma once
 
@@ -24,6 +27,7 @@ struct GroupReport {
     long quota = 0;
     std::array<std::optional<quota::SideReading>, 2> reading;
     quota::SplitDecision decision;
+    quota::FlavorUse flavor_use;  // Kueue: reserved GPUs per flavor, to split the limit over
 };
 
 struct CycleReport {
@@ -49,6 +53,7 @@ private:
     void write_slurm(const quota::QuotaGroup& group, long limit, quota::Instant now, CycleReport& report);
     void apply_objects(const std::vector<quota::DesiredObject>& desired, const Observed& observed,
                        const std::map<std::string, bool>& kube_written, quota::Instant now, CycleReport& report);
+    bool may_write_queue(const std::string& group, const std::map<std::string, bool>& kube_written, quota::Instant now) const;
     void delete_unwanted(const std::vector<quota::DesiredObject>& desired, const Observed& observed, CycleReport& report);
     std::string queue_path(const quota::QuotaGroup& group) const;
 

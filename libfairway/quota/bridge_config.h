@@ -14,7 +14,7 @@ enum class Backend { kueue, volcano };
 struct KubernetesSettings {
     std::string kubeconfig;            // path; empty means the in-cluster service account
     Backend backend = Backend::kueue;
-    std::string cohort = "fairway";    // Kueue cohort all managed ClusterQueues join
+    std::string cohort;                // Kueue cohort all managed ClusterQueues join; empty: none
     std::string local_queue = "fairway";  // name of the LocalQueue created in each namespace
     std::string gpu_resource = "nvidia.com/gpu";
     std::string partition_label = "fairway.io/slurm-partition";  // default flavor node label key

@@ -48,47 +48,79 @@ std::vector<PartitionInfo> largest_partitions(std::vector<PartitionInfo> partiti
     return partitions;
 }
 
-DesiredObject cluster_queue(const BridgeConfig& config, const QuotaGroup& group, const std::vector<PartitionInfo>& all_partitions,
-                            long limit) {
-    const std::vector<PartitionInfo> gpu_partitions = largest_partitions(all_partitions);
-    std::vector<long> capacity;
-    for (const auto& p : gpu_partitions) capacity.push_back(p.gpus);
-    auto quotas = split_over_flavors(limit, capacity);
+// The partitions a group's ClusterQueue covers: the largest (see kMaxFlavorsPerQueue), and any
+// whose flavor still holds reservations (capacity 0 when Slurm no longer lists it), so that
+// removing a partition never drops use from the queue's status nor moves its quota unseen.
+std::vector<PartitionInfo> queue_partitions(const std::vector<PartitionInfo>& partitions, const FlavorUse& use) {
+    std::vector<PartitionInfo> covered = largest_partitions(partitions);
+    std::set<std::string> names;
+    for (const auto& p : covered) names.insert(flavor_name(p));
+    for (const auto& [flavor, gpus] : use)
+        if (gpus > 0 && !names.count(flavor) && flavor.starts_with("slurm-")) covered.push_back({flavor.substr(6), 0, 0});
+    std::sort(covered.begin(), covered.end(), [](auto& a, auto& b) { return a.name < b.name; });
+    return covered;
+}
+
+nlohmann::json flavor_resource(const KubernetesSettings& kube, long quota) {
+    nlohmann::json resource = {{"name", kube.gpu_resource}, {"nominalQuota", quota}};
+    // In a cohort, neither borrow (Kubernetes must stay within L_k) nor lend (another queue in the
+    // cohort would use this group's idle GPUs, which Slurm may be given). Kueue rejects both
+    // fields on a queue without a cohort.
+    if (!kube.cohort.empty()) resource.update({{"borrowingLimit", 0}, {"lendingLimit", 0}});
+    return resource;
+}
+
+DesiredObject cluster_queue(const BridgeConfig& config, const QuotaGroup& group, const std::vector<PartitionInfo>& covered,
+                            long limit, const FlavorUse& use) {
+    std::vector<long> capacity, used;
+    for (const auto& p : covered) {
+        capacity.push_back(p.gpus);
+        auto seen = use.find(flavor_name(p));
+        used.push_back(seen == use.end() ? 0 : seen->second);
+    }
+    auto quotas = split_over_flavors(limit, used, capacity);
     nlohmann::json flavors = nlohmann::json::array();
-    for (std::size_t i = 0; i < gpu_partitions.size(); ++i)
-        flavors.push_back({{"name", flavor_name(gpu_partitions[i])},
-                           // No borrowing from the cohort: Kubernetes must stay within L_k.
-                           {"resources", {{{"name", config.kubernetes.gpu_resource}, {"nominalQuota", quotas[i]}, {"borrowingLimit", 0}}}}});
+    for (std::size_t i = 0; i < covered.size(); ++i)
+        flavors.push_back({{"name", flavor_name(covered[i])}, {"resources", {flavor_resource(config.kubernetes, quotas[i])}}});
     nlohmann::json spec = {
-        {"cohort", config.kubernetes.cohort},
         {"namespaceSelector",
          {{"matchExpressions", {{{"key", "kubernetes.io/metadata.name"}, {"operator", "In"}, {"values", group.namespaces}}}}}},
         {"resourceGroups", {{{"coveredResources", {config.kubernetes.gpu_resource}}, {"flavors", flavors}}}}};
+    if (!config.kubernetes.cohort.empty()) spec["cohort"] = config.kubernetes.cohort;
     std::string name = group_queue_name(group);
     return kueue_object("ClusterQueue", "clusterqueues", name, metadata(name, {{"fairway.io/group", group.name}}),
                         {{"spec", spec}});
 }
 
 void add_kueue_objects(const BridgeConfig& config, const std::vector<PartitionInfo>& gpu_partitions,
-                       const std::map<std::string, long>& kube_limits, std::vector<DesiredObject>& out) {
+                       const std::map<std::string, long>& kube_limits, const std::map<std::string, FlavorUse>& flavor_use,
+                       std::vector<DesiredObject>& out) {
     std::set<int> tiers;
+    std::map<std::string, PartitionInfo> flavored;  // every partition some flavor stands for
     for (const auto& p : gpu_partitions) {
-        out.push_back(resource_flavor(config, p));
+        flavored[p.name] = p;
         tiers.insert(p.priority_tier);
     }
+    std::vector<DesiredObject> queues;
+    for (const auto& group : config.groups) {
+        auto limit = kube_limits.find(group.name);
+        auto use = flavor_use.find(group.name);
+        const FlavorUse& group_use = use == flavor_use.end() ? FlavorUse{} : use->second;
+        auto covered = queue_partitions(gpu_partitions, group_use);
+        for (const auto& p : covered) flavored.emplace(p.name, p);
+        queues.push_back(cluster_queue(config, group, covered, limit == kube_limits.end() ? 0 : limit->second, group_use));
+        for (const auto& ns : group.namespaces)
+            queues.push_back(kueue_object("LocalQueue", "localqueues", config.kubernetes.local_queue,
+                                          metadata(config.kubernetes.local_queue, {{"fairway.io/group", group.name}}, ns),
+                                          {{"spec", {{"clusterQueue", group_queue_name(group)}}}}, ns));
+    }
+    for (const auto& [name, p] : flavored) out.push_back(resource_flavor(config, p));
     for (int tier : tiers) {
         std::string name = "slurm-tier-" + std::to_string(tier);
         out.push_back(kueue_object("WorkloadPriorityClass", "workloadpriorityclasses", name, metadata(name, {}),
                                    {{"value", tier}, {"description", "Slurm PriorityTier " + std::to_string(tier)}}));
     }
-    for (const auto& group : config.groups) {
-        auto limit = kube_limits.find(group.name);
-        out.push_back(cluster_queue(config, group, gpu_partitions, limit == kube_limits.end() ? 0 : limit->second));
-        for (const auto& ns : group.namespaces)
-            out.push_back(kueue_object("LocalQueue", "localqueues", config.kubernetes.local_queue,
-                                       metadata(config.kubernetes.local_queue, {{"fairway.io/group", group.name}}, ns),
-                                       {{"spec", {{"clusterQueue", group_queue_name(group)}}}}, ns));
-    }
+    out.insert(out.end(), queues.begin(), queues.end());
 }
 
 void add_volcano_objects(const BridgeConfig& config, const std::map<std::string, long>& kube_limits,
@@ -107,6 +139,27 @@ void add_volcano_objects(const BridgeConfig& config, const std::map<std::string,
     }
 }
 
+// Splits `total` in proportion to `weight` (largest remainder; all to the first when no weight):
+// the parts add up to exactly `total`, and a part exceeds floor(total * weight / sum) by at most one,
+// so with total <= sum(weight) no part exceeds its weight.
+std::vector<long> share_in_proportion(long total, const std::vector<long>& weight) {
+    std::vector<long> out(weight.size(), 0);
+    long sum = std::accumulate(weight.begin(), weight.end(), 0L);
+    if (weight.empty() || total <= 0) return out;
+    if (sum <= 0) { out[0] = total; return out; }
+    std::vector<std::pair<long, std::size_t>> remainders;  // (remainder, index): largest first
+    long given = 0;
+    for (std::size_t i = 0; i < weight.size(); ++i) {
+        long long share = static_cast<long long>(total) * weight[i];
+        out[i] = static_cast<long>(share / sum);
+        given += out[i];
+        remainders.push_back({static_cast<long>(share % sum), i});
+    }
+    std::stable_sort(remainders.begin(), remainders.end(), [](auto& a, auto& b) { return a.first > b.first; });
+    for (std::size_t k = 0; given < total; ++k, ++given) ++out[remainders[k % remainders.size()].second];
+    return out;
+}
+
 bool numbers_equal(const nlohmann::json& a, const nlohmann::json& b) {
     long x = parse_quantity(a), y = parse_quantity(b);
     return x >= 0 && x == y;
@@ -123,33 +176,26 @@ std::vector<std::string> managed_collections(Backend backend) {
 std::string group_queue_name(const QuotaGroup& group) { return "fairway-" + group.name; }
 
 std::vector<DesiredObject> desired_objects(const BridgeConfig& config, const std::vector<PartitionInfo>& partitions,
-                                           const std::map<std::string, long>& kube_limits) {
+                                           const std::map<std::string, long>& kube_limits,
+                                           const std::map<std::string, FlavorUse>& flavor_use) {
     std::vector<PartitionInfo> gpu_partitions;
     std::copy_if(partitions.begin(), partitions.end(), std::back_inserter(gpu_partitions),
                  [](const PartitionInfo& p) { return p.gpus > 0; });
     std::sort(gpu_partitions.begin(), gpu_partitions.end(), [](auto& a, auto& b) { return a.name < b.name; });
     std::vector<DesiredObject> out;
-    if (config.kubernetes.backend == Backend::kueue) add_kueue_objects(config, gpu_partitions, kube_limits, out);
+    if (config.kubernetes.backend == Backend::kueue) add_kueue_objects(config, gpu_partitions, kube_limits, flavor_use, out);
     else add_volcano_objects(config, kube_limits, out);
     return out;
 }
 
-std::vector<long> split_over_flavors(long total, const std::vector<long>& capacity) {
-    std::vector<long> out(capacity.size(), 0);
-    long sum = std::accumulate(capacity.begin(), capacity.end(), 0L);
-    if (capacity.empty() || total <= 0) return out;
-    if (sum <= 0) { out[0] = total; return out; }
-    std::vector<std::pair<long, std::size_t>> remainders;  // (remainder, index): largest first
-    long given = 0;
-    for (std::size_t i = 0; i < capacity.size(); ++i) {
-        long long share = static_cast<long long>(total) * capacity[i];
-        out[i] = static_cast<long>(share / sum);
-        given += out[i];
-        remainders.push_back({static_cast<long>(share % sum), i});
-    }
-    std::stable_sort(remainders.begin(), remainders.end(), [](auto& a, auto& b) { return a.first > b.first; });
-    for (std::size_t k = 0; given < total; ++k, ++given) ++out[remainders[k % remainders.size()].second];
-    return out;
+std::vector<long> split_over_flavors(long limit, const std::vector<long>& used, const std::vector<long>& capacity) {
+    std::vector<long> use(capacity.size(), 0);
+    for (std::size_t i = 0; i < use.size() && i < used.size(); ++i) use[i] = std::max(0L, used[i]);
+    const long total_use = std::accumulate(use.begin(), use.end(), 0L);
+    if (total_use > limit) return share_in_proportion(std::max(0L, limit), use);  // each at most its use
+    std::vector<long> quotas = share_in_proportion(limit - total_use, capacity);
+    for (std::size_t i = 0; i < quotas.size(); ++i) quotas[i] += use[i];
+    return quotas;
 }
 
 long parse_quantity(const nlohmann::json& quantity) {
@@ -186,6 +232,12 @@ bool covers(const nlohmann::json& observed, const nlohmann::json& desired) {
     return observed == desired;
 }
 
+bool up_to_date(const nlohmann::json& observed, const DesiredObject& desired) {
+    if (!covers(observed, desired.body)) return false;
+    if (desired.kind != "ClusterQueue" || desired.body["spec"].contains("cohort")) return true;
+    return !observed.value("spec", nlohmann::json::object()).contains("cohort");
+}
+
 QueueReading read_queue(const nlohmann::json& queue, Backend backend, const std::string& gpu_resource) {
     QueueReading r;
     const auto spec = queue.value("spec", nlohmann::json::object());
@@ -205,8 +257,13 @@ QueueReading read_queue(const nlohmann::json& queue, Backend backend, const std:
     }
     for (const auto& group : spec.value("resourceGroups", nlohmann::json::array()))
         for (const auto& flavor : group.value("flavors", nlohmann::json::array())) r.limit += gpus_in(flavor.value("resources", nlohmann::json::array()));
-    for (const auto& flavor : status.value("flavorsUsage", nlohmann::json::array()))
-        r.used += gpus_in(flavor.value("resources", nlohmann::json::array()));
+    // Kueue charges quota when it reserves it (status.flavorsReservation); flavorsUsage counts only
+    // admitted workloads, which leaves out those still waiting for their AdmissionChecks.
+    for (const auto& flavor : status.value("flavorsReservation", nlohmann::json::array())) {
+        long gpus = gpus_in(flavor.value("resources", nlohmann::json::array()));
+        r.flavor_use[flavor.value("name", "")] += gpus;
+        r.used += gpus;
+    }
     r.pending = status.value("pendingWorkloads", 0L);
     return r;
 }

@@ -39,17 +39,32 @@ std::vector<std::string> managed_collections(Backend backend);
 // Name of the group's queue (ClusterQueue or Volcano Queue).
 std::string group_queue_name(const QuotaGroup& group);
 
-// Every object that should exist; `kube_limits` maps group name to its Kubernetes GPU limit.
-std::vector<DesiredObject> desired_objects(const BridgeConfig& config, const std::vector<PartitionInfo>& partitions,
-                                           const std::map<std::string, long>& kube_limits);
+// GPUs reserved in a group's ClusterQueue, by flavor name (status.flavorsReservation).
+using FlavorUse = std::map<std::string, long>;
 
-// Splits `total` over the flavors in proportion to their capacity (largest remainder): the
-// nominal quotas add up to exactly `total`, the group's Kubernetes limit.
-std::vector<long> split_over_flavors(long total, const std::vector<long>& capacity);
+// Every object that should exist; `kube_limits` maps group name to its Kubernetes GPU limit and
+// `flavor_use` to the GPUs its ClusterQueue has reserved per flavor. A flavor that still holds
+// reservations stays in the ClusterQueue (with its ResourceFlavor) after its partition is gone.
+std::vector<DesiredObject> desired_objects(const BridgeConfig& config, const std::vector<PartitionInfo>& partitions,
+                                           const std::map<std::string, long>& kube_limits,
+                                           const std::map<std::string, FlavorUse>& flavor_use = {});
+
+// Splits a group's Kubernetes limit over its flavors. Kueue enforces each flavor's nominalQuota on
+// its own, so a flavor whose quota exceeded its share of use would let Kubernetes go past the
+// limit while another flavor is full. The rule: the quotas add up to exactly `limit` (when there
+// is a flavor); when sum(used) <= limit, each flavor gets its own use plus a share of the rest in
+// proportion to its capacity (largest remainder; all to the first flavor when no capacity is
+// known); when sum(used) > limit (use above a just-lowered limit), the quotas are shared in
+// proportion to use, each at most its use, so no flavor admits anything until use falls.
+std::vector<long> split_over_flavors(long limit, const std::vector<long>& used, const std::vector<long>& capacity);
 
 // True when every field of `desired` is present with an equal value in `observed` (quantities
 // compared by value): then applying would change nothing, and steady state writes nothing.
 bool covers(const nlohmann::json& observed, const nlohmann::json& desired);
+
+// covers(), and a ClusterQueue that should be in no cohort is in none: an omitted field is not
+// compared by covers(), and a leftover cohort would lend the group's idle quota away.
+bool up_to_date(const nlohmann::json& observed, const DesiredObject& desired);
 
 // Kubernetes quantity ("4", 4, "2k", "500m") as a whole number, rounded down; -1 when malformed.
 long parse_quantity(const nlohmann::json& quantity);
@@ -57,8 +72,9 @@ long parse_quantity(const nlohmann::json& quantity);
 // Readings from a group's queue object (ClusterQueue or Volcano Queue), in GPUs.
 struct QueueReading {
     long limit = 0;    // sum of nominalQuota (Kueue) or capability (Volcano)
-    long used = 0;     // status.flavorsUsage total (Kueue) or status.allocated (Volcano)
+    long used = 0;     // status.flavorsReservation total (Kueue) or status.allocated (Volcano)
     long pending = 0;  // pending workloads (Kueue) or pending PodGroups (Volcano): demand weight
+    FlavorUse flavor_use;  // Kueue: reserved GPUs per flavor (quota is charged at reservation)
 };
 QueueReading read_queue(const nlohmann::json& queue, Backend backend, const std::string& gpu_resource);
 

@@ -75,6 +75,11 @@ long QuotaSplit::bound(Side side) const {
     return std::max(s.highest, s.last->used);
 }
 
+bool QuotaSplit::settled(Side side, Instant now) const {
+    const SideState& s = state_.sides[at(side)];
+    return fresh(side, now) && !s.in_doubt && now >= s.written_at + timing_.write_timeout;
+}
+
 bool QuotaSplit::fresh(Side side, Instant now) const {
     const auto& last = state_.sides[at(side)].last;
     return last && now - last->read_at <= timing_.stale_after;

@@ -87,6 +87,10 @@ public:
     const SplitState& state() const { return state_; }
     // The most a side may be using or allowed right now: what the other side's raise must leave room for.
     long bound(Side side) const;
+    // Whether a side's limit is settled (fresh reading, no write in doubt, none within write_timeout),
+    // so that rewriting it at its current value can race with nothing: the only time the bridge
+    // may rewrite a limit's carrier (e.g. a ClusterQueue whose flavors changed) outside decide().
+    bool settled(Side side, Instant now) const;
 
 private:
     bool fresh(Side side, Instant now) const;

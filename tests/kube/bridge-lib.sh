@@ -103,24 +103,44 @@ submit_slurm_jobs() {  # COUNT SECONDS: one-GPU jobs of the group's account
 both_busy() { [ "$(slurm_used)" -ge 1 ] && [ "$(kube_used)" -ge 1 ]; }
 slurm_jobs_done() { [ -z "$(squeue -h -A "$BT_ACCOUNT" -o %i)" ]; }
 
-# Kubernetes as Kueue would run it: admit one workload at a time while usage < quota (never
-# preempting when the quota drops), finish workloads when demand falls. Every loop also samples
-# Slurm's use at an instant when Kubernetes' usage is exactly known (only this loop changes it).
-# A status write that fails is shown on stderr and retried on the next loop; usage counts as
-# shown only once the apiserver has stored it.
+# Kubernetes as Kueue would run it: Kueue enforces quota per flavor, trying the ClusterQueue's flavors
+# in order, and charges it at reservation. So: reserve one one-GPU workload at a time on the first
+# flavor whose reservation is below its nominalQuota (never preempting when a quota drops), and
+# finish workloads from the last flavor first when demand falls. The status carries both
+# flavorsReservation (what the bridge reads) and flavorsUsage (the same: no AdmissionChecks here).
+# Every loop also samples Slurm's use at an instant when Kubernetes' use is exactly known (only this
+# loop changes it), and appends "flavor use quota" lines to $work/flavors. A status write that fails
+# is shown on stderr and retried on the next loop; use counts as shown only once the apiserver has stored it.
+kueue_step() {  # CQ JSON on stdin; per-flavor use JSON $1, demand $2: the next per-flavor use
+    jq -c --argjson use "$1" --argjson want "$2" '
+        [.spec.resourceGroups[0].flavors[] | {name, quota: ([.resources[] | select(.name == "nvidia.com/gpu") | .nominalQuota | tonumber] | add)}] as $fl
+        | ([$use[]] | add // 0) as $total
+        | if $total > $want then
+              reduce range(0; $total - $want) as $i ($use; (to_entries | map(select(.value > 0)) | last.key) as $k | .[$k] -= 1)
+          elif $total < $want then
+              reduce $fl[] as $f ({u: $use, done: false};
+                  if (.done | not) and ((.u[$f.name] // 0) < $f.quota) then .u[$f.name] = ((.u[$f.name] // 0) + 1) | .done = true else . end) | .u
+          else $use end'
+}
+flavor_status() {  # per-flavor use JSON $1, pending $2: the ClusterQueue status patch
+    jq -cn --argjson use "$1" --argjson pending "$2" '
+        [$use | to_entries[] | {name: .key, resources: [{name: "nvidia.com/gpu", total: (.value | tostring), borrowed: "0"}]}] as $f
+        | {status: {pendingWorkloads: $pending, flavorsReservation: $f, flavorsUsage: $f}}'
+}
 play_kueue() {
-    local used=0 pending=-1 samples=0 shown=0 quota flavor want s token
+    local use='{}' next shown_use='{}' shown_pending=-1 samples=0 shown=0 pending want s token cq
     token=$(token_in "$KUBECONFIG")
     while :; do
         want=$(cat "$work/demand")
-        if quota=$(cq_quota) && [ -n "$quota" ]; then
-            if [ "$used" -gt "$want" ]; then used=$want; elif [ "$used" -lt "$want" ] && [ "$used" -lt "$quota" ]; then used=$((used + 1)); fi
-            flavor=$(kubectl get clusterqueue "fairway-$BT_ACCOUNT" -o jsonpath='{.spec.resourceGroups[0].flavors[0].name}')
-            if [ "$pending" != $((want - used)) ] || [ "$shown" != "$used" ]; then
-                patch_status "$token" "/apis/kueue.x-k8s.io/v1beta1/clusterqueues/fairway-$BT_ACCOUNT" \
-                    "{\"status\":{\"pendingWorkloads\":$((want - used)),\"flavorsUsage\":[{\"name\":\"$flavor\",\"resources\":[{\"name\":\"nvidia.com/gpu\",\"total\":\"$used\",\"borrowed\":\"0\"}]}]}}" &&
-                    { pending=$((want - used)); shown=$used; }
+        if cq=$(kubectl get clusterqueue "fairway-$BT_ACCOUNT" -o json 2>/dev/null) && next=$(echo "$cq" | kueue_step "$use" "$want"); then
+            use=$next
+            pending=$((want - $(echo "$use" | jq '[.[]] | add // 0')))
+            if [ "$shown_use $shown_pending" != "$use $pending" ]; then
+                patch_status "$token" "/apis/kueue.x-k8s.io/v1beta1/clusterqueues/fairway-$BT_ACCOUNT" "$(flavor_status "$use" "$pending")" &&
+                    { shown_use=$use shown_pending=$pending; shown=$(echo "$use" | jq '[.[]] | add // 0'); }
             fi
+            echo "$cq" | jq -r --argjson use "$shown_use" '.spec.resourceGroups[0].flavors[]
+                | "\(.name) \($use[.name] // 0) \([.resources[] | select(.name == "nvidia.com/gpu") | .nominalQuota | tonumber] | add)"' >>"$work/flavors"
         fi
         if s=$(slurm_used) && [ -n "$s" ]; then
             samples=$((samples + 1)); echo "$samples" >"$work/samples"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # The shared-quota invariant under load and faults, on the real Slurm cluster (GrpTRES enforced)
 # and the real kube-apiserver: Slurm jobs of account tbridge compete with Kubernetes workloads of
-# namespace t-inv for Q GPUs. The test plays Kueue (it admits workloads only within the
-# ClusterQueue's quota and patches status.flavorsUsage as Kueue would) and samples, at exact instants,
+# namespace t-inv for Q GPUs. No Kueue controller runs: the test plays Kueue (it reserves workloads
+# only within each flavor's quota and patches status.flavorsReservation as Kueue would) and samples, at exact instants,
 #     Slurm GPUs in use + Kubernetes GPU usage <= Q
 # while it stops/starts the apiserver and kill -9s the bridge. Zero violations, convergence after.
 # The other faults (etcd restart, slurmctld restart, conflict storm) are in t-bridge-faults.sh.

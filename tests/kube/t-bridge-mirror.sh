@@ -59,6 +59,8 @@ expect_match "$out" "fairway-biology" "kubectl get clusterqueues"
 expect_eq "$(kubectl get localqueue -n t-physics fairway -o jsonpath='{.spec.clusterQueue}')" "fairway-physics" "LocalQueue target"
 expect_eq "$(kubectl get resourceflavor slurm-gpu -o jsonpath='{.spec.nodeLabels.fairway\.io/slurm-partition}')" "gpu" "flavor node label"
 expect_eq "$(kubectl get clusterqueue fairway-physics -o jsonpath='{.spec.cohort}')" "t-mirror" "cohort"
+gpu_limits='{range .spec.resourceGroups[*].flavors[*].resources[*]}{.borrowingLimit}/{.lendingLimit} {end}'
+expect_eq "$(kubectl get clusterqueue fairway-physics -o jsonpath="$gpu_limits")" "0/0 0/0 " "no borrowing from, no lending to the cohort"
 
 # Steady state: several complete cycles in a row with zero writes.
 steady() { tail -n 3 "$work/log" | grep -c 'msg=cycle writes=0 ' | grep -qx 3; }

@@ -24,6 +24,7 @@ TEST(BridgeConfig, MinimalConfigGetsDefaults) {
     EXPECT_EQ(config.kubernetes.kubeconfig, "");
     EXPECT_EQ(config.metrics_listen, "127.0.0.1:9464");
     EXPECT_EQ(config.reconcile.period_seconds, 10);
+    EXPECT_EQ(config.kubernetes.cohort, "") << "no cohort unless one is named";
     ASSERT_EQ(config.groups.size(), 1u);
     EXPECT_EQ(config.groups[0].gpus, 8);
     EXPECT_EQ(config.groups[0].namespaces, std::vector<std::string>{"physics-ml"});
@@ -44,6 +45,7 @@ groups:
                                       "f.yaml");
     EXPECT_EQ(config.kubernetes.backend, Backend::volcano);
     EXPECT_EQ(config.kubernetes.kubeconfig, "/etc/k.conf");
+    EXPECT_EQ(config.kubernetes.cohort, "lab");
     EXPECT_EQ(config.reconcile.write_timeout_seconds, 4);
     EXPECT_EQ(config.partitions.at("gpu").node_labels.at("pool"), "a100");
     EXPECT_EQ(config.groups[1].accounts, std::vector<std::string>{"y"});

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <numeric>
+
 using namespace fairway::quota;
 using nlohmann::json;
 
@@ -30,9 +32,9 @@ TEST(Mirror, KueueObjectsForGpuPartitionsAndGroups) {
     const auto* cq = find(objects, "ClusterQueue", "fairway-physics");
     ASSERT_TRUE(cq);
     EXPECT_EQ(cq->body["metadata"]["labels"][kManagedByLabel], kManagedByValue);
-    EXPECT_EQ(cq->body["spec"]["cohort"], "fairway");
-    EXPECT_EQ(cq->body["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["borrowingLimit"], 0)
-        << "borrowing from the cohort would let Kubernetes exceed L_k";
+    EXPECT_FALSE(cq->body["spec"].contains("cohort")) << "no cohort unless the configuration names one";
+    EXPECT_FALSE(cq->body["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0].contains("borrowingLimit"))
+        << "Kueue rejects borrowingLimit without a cohort";
     EXPECT_EQ(read_queue(cq->body, Backend::kueue, "nvidia.com/gpu").limit, 6) << "nominal quotas add up to L_k";
     EXPECT_EQ(read_queue(find(objects, "ClusterQueue", "fairway-biology")->body, Backend::kueue, "nvidia.com/gpu").limit, 0);
     int local_queues = 0;
@@ -64,13 +66,96 @@ TEST(Mirror, VolcanoQueueCapabilityIsTheLimit) {
     EXPECT_EQ(read_queue(find(objects, "Queue", "fairway-physics")->body, Backend::volcano, "nvidia.com/gpu").limit, 5);
 }
 
-struct SplitCase { long total; std::vector<long> capacity; std::vector<long> want; };
+TEST(Mirror, InACohortAQueueNeitherBorrowsNorLends) {
+    BridgeConfig config = two_groups(Backend::kueue);
+    config.kubernetes.cohort = "lab";
+    auto objects = desired_objects(config, {{"gpu", 12, 1}}, {{"physics", 6}});
+    const auto* cq = find(objects, "ClusterQueue", "fairway-physics");
+    ASSERT_TRUE(cq);
+    EXPECT_EQ(cq->body["spec"]["cohort"], "lab");
+    const auto& gpu = cq->body["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0];
+    EXPECT_EQ(gpu.value("borrowingLimit", json()), 0) << "borrowing from the cohort would let Kubernetes exceed L_k";
+    EXPECT_EQ(gpu.value("lendingLimit", json()), 0) << "lending would let another queue use GPUs Slurm may be given";
+}
+
+TEST(Mirror, AQueueLeftInACohortIsNotUpToDate) {
+    auto objects = desired_objects(two_groups(Backend::kueue), {{"gpu", 12, 1}}, {{"physics", 6}});
+    const auto* cq = find(objects, "ClusterQueue", "fairway-physics");
+    ASSERT_TRUE(cq);
+    json observed = cq->body;
+    EXPECT_TRUE(up_to_date(observed, *cq));
+    observed["spec"]["cohort"] = "fairway";
+    EXPECT_FALSE(up_to_date(observed, *cq)) << "a leftover cohort lends the group's idle quota";
+}
+
+// Q = 8, Kubernetes holds 4 GPUs on flavor A, and L_k drops to 4: a split by partition size
+// ({2, 2}) would leave flavor B two free GPUs, and Kueue would admit 6 > L_k.
+TEST(Mirror, TheLimitIsSplitWhereKubernetesUseSits) {
+    auto objects = desired_objects(two_groups(Backend::kueue), {{"a", 16, 1}, {"b", 16, 1}}, {{"physics", 4}},
+                                   {{"physics", {{"slurm-a", 4}}}});
+    const auto* cq = find(objects, "ClusterQueue", "fairway-physics");
+    ASSERT_TRUE(cq);
+    const auto& flavors = cq->body["spec"]["resourceGroups"][0]["flavors"];
+    ASSERT_EQ(flavors.size(), 2u);
+    EXPECT_EQ(flavors[0]["resources"][0]["nominalQuota"], 4);
+    EXPECT_EQ(flavors[1]["resources"][0]["nominalQuota"], 0) << "no room on B beyond L_k";
+}
+
+TEST(Mirror, AFlavorWithReservationsOutlivesItsPartition) {
+    auto objects = desired_objects(two_groups(Backend::kueue), {{"a", 16, 1}}, {{"physics", 6}},
+                                   {{"physics", {{"slurm-gone", 2}}}});
+    const auto* cq = find(objects, "ClusterQueue", "fairway-physics");
+    ASSERT_TRUE(cq);
+    const auto& flavors = cq->body["spec"]["resourceGroups"][0]["flavors"];
+    ASSERT_EQ(flavors.size(), 2u);
+    EXPECT_EQ(flavors[1]["name"], "slurm-gone");
+    EXPECT_EQ(flavors[1]["resources"][0]["nominalQuota"], 2) << "its use keeps its quota, and no more";
+    EXPECT_EQ(flavors[0]["resources"][0]["nominalQuota"], 4);
+    EXPECT_TRUE(find(objects, "ResourceFlavor", "slurm-gone")) << "the queue's flavor must keep existing";
+}
+
+struct SplitCase { long limit; std::vector<long> used; std::vector<long> capacity; std::vector<long> want; };
 class FlavorSplit : public ::testing::TestWithParam<SplitCase> {};
-TEST_P(FlavorSplit, AddsUpToTheLimit) { EXPECT_EQ(split_over_flavors(GetParam().total, GetParam().capacity), GetParam().want); }
+TEST_P(FlavorSplit, AddsUpToTheLimit) {
+    EXPECT_EQ(split_over_flavors(GetParam().limit, GetParam().used, GetParam().capacity), GetParam().want);
+}
 INSTANTIATE_TEST_SUITE_P(Table, FlavorSplit,
-                         ::testing::Values(SplitCase{4, {16, 16}, {2, 2}}, SplitCase{5, {16, 16}, {3, 2}},
-                                           SplitCase{7, {12, 4}, {5, 2}}, SplitCase{0, {8}, {0}},
-                                           SplitCase{3, {0, 0}, {3, 0}}, SplitCase{1, {1, 1, 1}, {1, 0, 0}}));
+                         ::testing::Values(SplitCase{4, {0, 0}, {16, 16}, {2, 2}}, SplitCase{5, {0, 0}, {16, 16}, {3, 2}},
+                                           SplitCase{7, {0, 0}, {12, 4}, {5, 2}}, SplitCase{0, {0}, {8}, {0}},
+                                           SplitCase{3, {0, 0}, {0, 0}, {3, 0}}, SplitCase{1, {0, 0, 0}, {1, 1, 1}, {1, 0, 0}},
+                                           SplitCase{4, {4, 0}, {16, 16}, {4, 0}}, SplitCase{6, {4, 0}, {16, 16}, {5, 1}},
+                                           SplitCase{5, {1, 2}, {0, 0}, {3, 2}},
+                                           // infeasible: use above the limit; shared by use, none above its use
+                                           SplitCase{3, {4, 2}, {16, 16}, {2, 1}}, SplitCase{0, {4, 2}, {16, 16}, {0, 0}}));
+
+// Every use and limit on up to three flavors of up to 4 GPUs each: the quotas add up to the limit,
+// never fall below a flavor's use when the limit covers all use, and never exceed it when it does not.
+TEST(Mirror, FlavorSplitHoldsForEverySmallCase) {
+    const std::vector<std::vector<long>> capacities = {{4}, {4, 4}, {4, 1}, {3, 0}, {2, 2, 4}};
+    long cases = 0;
+    for (const auto& capacity : capacities) {
+        const std::size_t n = capacity.size();
+        std::vector<long> used(n, 0);
+        for (;;) {
+            const long total_use = std::accumulate(used.begin(), used.end(), 0L);
+            for (long limit = 0; limit <= 14; ++limit, ++cases) {
+                auto quotas = split_over_flavors(limit, used, capacity);
+                ASSERT_EQ(quotas.size(), n);
+                EXPECT_EQ(std::accumulate(quotas.begin(), quotas.end(), 0L), limit);
+                for (std::size_t i = 0; i < n; ++i) {
+                    EXPECT_GE(quotas[i], 0);
+                    if (total_use <= limit) EXPECT_GE(quotas[i], used[i]) << "flavor " << i << " limit " << limit;
+                    else EXPECT_LE(quotas[i], used[i]) << "flavor " << i << " limit " << limit;
+                }
+            }
+            std::size_t i = 0;
+            while (i < n && used[i] == 4) used[i++] = 0;
+            if (i == n) break;
+            ++used[i];
+        }
+    }
+    EXPECT_GT(cases, 1000);
+}
 
 TEST(Mirror, CoversComparesOnlyDesiredFieldsAndQuantitiesByValue) {
     json observed = {{"metadata", {{"name", "a"}, {"resourceVersion", "7"}}}, {"spec", {{"q", "8"}, {"list", {1, 2}}}}};
@@ -92,10 +177,13 @@ TEST(Mirror, QuantitiesParse) {
 TEST(Mirror, ReadsKueueAndVolcanoUsage) {
     json cq = {{"spec", {{"resourceGroups", {{{"flavors", {{{"name", "f"}, {"resources", {{{"name", "nvidia.com/gpu"}, {"nominalQuota", 4}}}}}}}}}}}},
                {"status", {{"pendingWorkloads", 2},
-                           {"flavorsUsage", {{{"name", "f"}, {"resources", {{{"name", "nvidia.com/gpu"}, {"total", "3"}}}}}}}}}};
+                           // Reserved (quota charged, AdmissionChecks pending) counts; admitted-only does not.
+                           {"flavorsReservation", {{{"name", "f"}, {"resources", {{{"name", "nvidia.com/gpu"}, {"total", "3"}}}}}}},
+                           {"flavorsUsage", {{{"name", "f"}, {"resources", {{{"name", "nvidia.com/gpu"}, {"total", "1"}}}}}}}}}};
     auto r = read_queue(cq, Backend::kueue, "nvidia.com/gpu");
     EXPECT_EQ(r.limit, 4);
     EXPECT_EQ(r.used, 3);
+    EXPECT_EQ(r.flavor_use, (FlavorUse{{"f", 3}}));
     EXPECT_EQ(r.pending, 2);
     json q = {{"spec", {{"capability", {{"nvidia.com/gpu", 6}}}}}, {"status", {{"allocated", {{"nvidia.com/gpu", "5"}}}, {"pending", 1}}}};
     r = read_queue(q, Backend::volcano, "nvidia.com/gpu");

@@ -169,3 +169,22 @@ TEST(QuotaSplit, UseAboveALoweredLimitIsLeftRoomFor) {
 }
 
 }  // namespace
+
+namespace {
+// A ClusterQueue rewritten for its flavors alone carries the limit the bridge last read: that is
+// safe only when no decrease of ours may still land (the rewrite would undo it) and none is due.
+TEST(QuotaSplit, ALimitIsSettledOnlyWithoutAWriteInFlight) {
+    QuotaSplit split(8, kTiming, 0);
+    Cluster c{4, 4};
+    EXPECT_FALSE(split.settled(Side::kubernetes, 0)) << "nothing read yet";
+    cycle(split, c, 10);
+    EXPECT_TRUE(split.settled(Side::kubernetes, 10));
+    split.wrote(Side::kubernetes, 2, 11);
+    split.observe(Side::kubernetes, {12, 4, 0, 0});  // the decrease is not seen yet
+    EXPECT_FALSE(split.settled(Side::kubernetes, 12)) << "rewriting 4 now could undo the decrease";
+    split.observe(Side::kubernetes, {21, 2, 0, 0});
+    EXPECT_FALSE(split.settled(Side::kubernetes, 20)) << "written less than write_timeout ago";
+    EXPECT_TRUE(split.settled(Side::kubernetes, 21));
+    EXPECT_FALSE(split.settled(Side::kubernetes, 21 + kTiming.stale_after + 1)) << "stale";
+}
+}  // namespace
