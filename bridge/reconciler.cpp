@@ -144,14 +144,14 @@ void Reconciler::apply_objects(const std::vector<quota::DesiredObject>& desired,
     for (const auto& object : desired) {
         auto seen = observed.find(object.path());
         if (seen != observed.end() && quota::up_to_date(seen->second, object)) continue;  // steady state: no write
+        if (dry_run_) {
+            log_event(LogLevel::info, "dry-run: would apply", {{"kind", object.kind}, {"path", object.path()}});
+            continue;
+        }
         auto group = object.body["metadata"]["labels"].value("fairway.io/group", "");
         bool is_queue = object.kind == "ClusterQueue" || object.kind == "Queue";
         if (is_queue && !may_write_queue(group, kube_written, now)) {
             log_event(LogLevel::debug, "queue rewrite waits for a settled limit", {{"path", object.path()}});
-            continue;
-        }
-        if (dry_run_) {
-            log_event(LogLevel::info, "dry-run: would apply", {{"kind", object.kind}, {"path", object.path()}});
             continue;
         }
         if (is_queue) splits_.at(group).wrote(Side::kubernetes, quota::read_queue(object.body, config_.kubernetes.backend, config_.kubernetes.gpu_resource).limit, now);
