@@ -8,7 +8,7 @@ tools_libfairway_report_la_SOURCES = \
 	tools/report/sshare_format.cpp tools/report/sshare_format.h \
 	tools/report/cli_options.cpp tools/report/cli_options.h \
 	tools/report/explain.cpp tools/report/explain.h \
-	tools/report/svg_plot.cpp tools/report/svg_plot.h \
+	tools/report/svg_plot.cpp tools/report/svg_plot.h tools/report/svg_text.h \
 	tools/report/commands.cpp tools/report/commands.h
 tools_libfairway_report_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools $(NLOHMANN_JSON_CFLAGS)
 

@@ -13,6 +13,7 @@
 
 #include "common/iso8601.h"
 #include "common/slurm_time.h"
+#include "report/svg_text.h"
 
 extern char** environ;
 
@@ -20,28 +21,12 @@ namespace fairway::report {
 namespace {
 
 constexpr int kWidth = 900, kPanelHeight = 300, kLeft = 80, kRight = 200, kTop = 40, kBottom = 50;
-constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                                    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
-
-std::string escaped(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-        if (c == '<') out += "&lt;";
-        else if (c == '>') out += "&gt;";
-        else if (c == '&') out += "&amp;";
-        else if (c == '"') out += "&quot;";
-        else out += c;
-    }
-    return out;
-}
 
 std::string number(double value) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f", value);
     return text;
 }
-
-const char* color(std::size_t i) { return kPalette[i % (sizeof kPalette / sizeof *kPalette)]; }
 
 // One panel's drawing area and the mapping of data to it.
 struct Panel {
@@ -57,7 +42,7 @@ void frame(std::ostringstream& svg, const Panel& p, const std::string& title, co
            const std::string& x_left, const std::string& x_right) {
     int bottom = p.top + kTop + p.plot_height();
     svg << "<text x=\"" << kLeft << "\" y=\"" << p.top + 24 << "\" font-size=\"16\" font-weight=\"bold\">"
-        << escaped(title) << "</text>\n";
+        << svg_escaped(title) << "</text>\n";
     svg << "<line x1=\"" << kLeft << "\" y1=\"" << bottom << "\" x2=\"" << kLeft + p.plot_width() << "\" y2=\""
         << bottom << "\" stroke=\"#333\"/>\n<line x1=\"" << kLeft << "\" y1=\"" << p.top + kTop << "\" x2=\"" << kLeft
         << "\" y2=\"" << bottom << "\" stroke=\"#333\"/>\n";
@@ -65,16 +50,16 @@ void frame(std::ostringstream& svg, const Panel& p, const std::string& title, co
         << number(p.y_max) << "</text>\n<text x=\"" << kLeft - 6 << "\" y=\"" << bottom
         << "\" text-anchor=\"end\" font-size=\"11\">0</text>\n";
     svg << "<text x=\"14\" y=\"" << p.top + kTop + p.plot_height() / 2 << "\" font-size=\"11\" transform=\"rotate(-90 14 "
-        << p.top + kTop + p.plot_height() / 2 << ")\" text-anchor=\"middle\">" << escaped(y_label) << "</text>\n";
-    svg << "<text x=\"" << kLeft << "\" y=\"" << bottom + 16 << "\" font-size=\"11\">" << escaped(x_left)
+        << p.top + kTop + p.plot_height() / 2 << ")\" text-anchor=\"middle\">" << svg_escaped(y_label) << "</text>\n";
+    svg << "<text x=\"" << kLeft << "\" y=\"" << bottom + 16 << "\" font-size=\"11\">" << svg_escaped(x_left)
         << "</text>\n<text x=\"" << kLeft + p.plot_width() << "\" y=\"" << bottom + 16
-        << "\" text-anchor=\"end\" font-size=\"11\">" << escaped(x_right) << "</text>\n";
+        << "\" text-anchor=\"end\" font-size=\"11\">" << svg_escaped(x_right) << "</text>\n";
 }
 
 void legend_entry(std::ostringstream& svg, const Panel& p, std::size_t i, const std::string& label) {
     double y = p.top + kTop + 16.0 * static_cast<double>(i);
-    svg << "<rect x=\"" << kWidth - kRight + 16 << "\" y=\"" << y << "\" width=\"10\" height=\"10\" fill=\"" << color(i)
-        << "\"/><text x=\"" << kWidth - kRight + 32 << "\" y=\"" << y + 9 << "\" font-size=\"11\">" << escaped(label)
+    svg << "<rect x=\"" << kWidth - kRight + 16 << "\" y=\"" << y << "\" width=\"10\" height=\"10\" fill=\"" << series_color(i)
+        << "\"/><text x=\"" << kWidth - kRight + 32 << "\" y=\"" << y + 9 << "\" font-size=\"11\">" << svg_escaped(label)
         << "</text>\n";
 }
 
@@ -106,7 +91,7 @@ void usage_panel(std::ostringstream& svg, const ReportModel& model, int top) {
             double hours = series[a][b] / 3600.0;
             if (hours <= 0) continue;
             svg << "<rect x=\"" << kLeft + bar * b << "\" y=\"" << p.y(base[b] + hours) << "\" width=\"" << bar * 0.9
-                << "\" height=\"" << p.y(base[b]) - p.y(base[b] + hours) << "\" fill=\"" << color(a) << "\"/>\n";
+                << "\" height=\"" << p.y(base[b]) - p.y(base[b] + hours) << "\" fill=\"" << series_color(a) << "\"/>\n";
             base[b] += hours;
         }
     }
@@ -147,7 +132,7 @@ void factor_panel(std::ostringstream& svg, const ReportModel& model, int top) {
     for (std::size_t u = 0; u < users.size(); ++u) {
         const fairshare::AssociationNode& node = model.tree().node(users[u]);
         legend_entry(svg, p, u, node.user + " (" + node.account + ")");
-        svg << "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"" << color(u) << "\" points=\"" << lines[u]
+        svg << "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"" << series_color(u) << "\" points=\"" << lines[u]
             << "\"/>\n";
     }
 }
@@ -164,11 +149,11 @@ void quota_panel(std::ostringstream& svg, const ReportModel& model, int top) {
         double usage = f.norm_usage.value_or(0.0);
         double x = kLeft + slot * a + slot * 0.1;
         svg << "<rect x=\"" << x << "\" y=\"" << p.y(f.norm_shares) << "\" width=\"" << slot * 0.38 << "\" height=\""
-            << p.y(0) - p.y(f.norm_shares) << "\" fill=\"" << color(a) << "\" fill-opacity=\"0.4\"/>\n";
+            << p.y(0) - p.y(f.norm_shares) << "\" fill=\"" << series_color(a) << "\" fill-opacity=\"0.4\"/>\n";
         svg << "<rect x=\"" << x + slot * 0.4 << "\" y=\"" << p.y(usage) << "\" width=\"" << slot * 0.38
-            << "\" height=\"" << p.y(0) - p.y(usage) << "\" fill=\"" << color(a) << "\"/>\n";
+            << "\" height=\"" << p.y(0) - p.y(usage) << "\" fill=\"" << series_color(a) << "\"/>\n";
         svg << "<text x=\"" << x + slot * 0.39 << "\" y=\"" << p.y(0) + 14 << "\" text-anchor=\"middle\" font-size=\"11\">"
-            << escaped(tree.node(accounts[a]).account) << "</text>\n";
+            << svg_escaped(tree.node(accounts[a]).account) << "</text>\n";
     }
 }
 

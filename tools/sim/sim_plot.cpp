@@ -5,27 +5,15 @@
 #include <sstream>
 
 #include "common/iso8601.h"
+#include "report/svg_text.h"
 
 namespace fairway::simtool {
 namespace {
 
+using report::series_color;
+using report::svg_escaped;
+
 constexpr int kWidth = 900, kPanelHeight = 300, kLeft = 80, kRight = 210, kTop = 40, kBottom = 50;
-constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                                    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
-
-const char* color(std::size_t i) { return kPalette[i % (sizeof kPalette / sizeof *kPalette)]; }
-
-std::string escaped(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-        if (c == '<') out += "&lt;";
-        else if (c == '>') out += "&gt;";
-        else if (c == '&') out += "&amp;";
-        else if (c == '"') out += "&quot;";
-        else out += c;
-    }
-    return out;
-}
 
 std::string number(double value) {
     char text[32];
@@ -48,7 +36,7 @@ struct Panel {
 void frame(std::ostringstream& svg, const Panel& p, const std::string& title, const std::string& y_label,
            const std::string& x_left, const std::string& x_right) {
     svg << "<text x=\"" << kLeft << "\" y=\"" << p.top + 24 << "\" font-size=\"15\" font-weight=\"bold\">"
-        << escaped(title) << "</text>\n";
+        << svg_escaped(title) << "</text>\n";
     svg << "<line x1=\"" << kLeft << "\" y1=\"" << p.bottom() << "\" x2=\"" << kLeft + Panel::width() << "\" y2=\""
         << p.bottom() << "\" stroke=\"#333\"/>\n<line x1=\"" << kLeft << "\" y1=\"" << p.top + kTop << "\" x2=\"" << kLeft
         << "\" y2=\"" << p.bottom() << "\" stroke=\"#333\"/>\n";
@@ -57,16 +45,16 @@ void frame(std::ostringstream& svg, const Panel& p, const std::string& title, co
         << "\" text-anchor=\"end\" font-size=\"11\">0</text>\n";
     const int middle = p.top + kTop + Panel::height() / 2;
     svg << "<text x=\"14\" y=\"" << middle << "\" font-size=\"11\" transform=\"rotate(-90 14 " << middle
-        << ")\" text-anchor=\"middle\">" << escaped(y_label) << "</text>\n";
-    svg << "<text x=\"" << kLeft << "\" y=\"" << p.bottom() + 16 << "\" font-size=\"11\">" << escaped(x_left)
+        << ")\" text-anchor=\"middle\">" << svg_escaped(y_label) << "</text>\n";
+    svg << "<text x=\"" << kLeft << "\" y=\"" << p.bottom() + 16 << "\" font-size=\"11\">" << svg_escaped(x_left)
         << "</text>\n<text x=\"" << kLeft + Panel::width() << "\" y=\"" << p.bottom() + 16
-        << "\" text-anchor=\"end\" font-size=\"11\">" << escaped(x_right) << "</text>\n";
+        << "\" text-anchor=\"end\" font-size=\"11\">" << svg_escaped(x_right) << "</text>\n";
 }
 
 void legend_entry(std::ostringstream& svg, const Panel& p, std::size_t i, const std::string& label) {
     const double y = p.top + kTop + 16.0 * static_cast<double>(i);
-    svg << "<rect x=\"" << kWidth - kRight + 16 << "\" y=\"" << y << "\" width=\"10\" height=\"10\" fill=\"" << color(i)
-        << "\"/><text x=\"" << kWidth - kRight + 32 << "\" y=\"" << y + 9 << "\" font-size=\"11\">" << escaped(label)
+    svg << "<rect x=\"" << kWidth - kRight + 16 << "\" y=\"" << y << "\" width=\"10\" height=\"10\" fill=\"" << series_color(i)
+        << "\"/><text x=\"" << kWidth - kRight + 32 << "\" y=\"" << y + 9 << "\" font-size=\"11\">" << svg_escaped(label)
         << "</text>\n";
 }
 
@@ -85,10 +73,10 @@ void wait_bars(std::ostringstream& svg, const ReplayResult& result, int top) {
         for (std::size_t k = 0; k < policies; ++k) {
             const double value = result.simulators[k]->statistics().accounts()[accounts[g]].mean_wait() / 3600;
             svg << "<rect x=\"" << left + bar * static_cast<double>(k) << "\" y=\"" << p.y(value) << "\" width=\"" << bar
-                << "\" height=\"" << p.bottom() - p.y(value) << "\" fill=\"" << color(k) << "\"/>\n";
+                << "\" height=\"" << p.bottom() - p.y(value) << "\" fill=\"" << series_color(k) << "\"/>\n";
         }
         svg << "<text x=\"" << left + group * 0.4 << "\" y=\"" << p.bottom() + 30
-            << "\" text-anchor=\"middle\" font-size=\"11\">" << escaped(result.population->accounts()[accounts[g]])
+            << "\" text-anchor=\"middle\" font-size=\"11\">" << svg_escaped(result.population->accounts()[accounts[g]])
             << "</text>\n";
     }
     for (std::size_t k = 0; k < policies; ++k) legend_entry(svg, p, k, result.simulators[k]->policy().name());
@@ -120,9 +108,9 @@ void share_lines(std::ostringstream& svg, const ReplayResult& result, const sim:
           "share of the window", from <= to ? date(from) : "", from <= to ? date(to) : "");
     for (std::size_t i = 0; i < series.size(); ++i) {
         if (series[i].empty()) continue;
-        svg << "<polyline fill=\"none\" stroke=\"" << color(i) << "\" stroke-width=\"1.2\" points=\""
+        svg << "<polyline fill=\"none\" stroke=\"" << series_color(i) << "\" stroke-width=\"1.2\" points=\""
             << polyline(p, series[i], from, to, false) << "\"/>\n";
-        svg << "<polyline fill=\"none\" stroke=\"" << color(i) << "\" stroke-width=\"1\" stroke-dasharray=\"4 3\" points=\""
+        svg << "<polyline fill=\"none\" stroke=\"" << series_color(i) << "\" stroke-width=\"1\" stroke-dasharray=\"4 3\" points=\""
             << polyline(p, series[i], from, to, true) << "\"/>\n";
     }
     for (std::size_t i = 0; i < result.tracked_entities.size(); ++i)
