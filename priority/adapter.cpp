@@ -27,6 +27,13 @@ void warn_if_reset_period_set()
              "leaves the window (PriorityParameters=window=...), not reset all at once");
 }
 
+// Settings that are valid but most likely not what was meant (fairshare::doubtful_settings).
+void warn_if_doubtful(const Settings& settings)
+{
+    for (const std::string& doubt : fairshare::doubtful_settings(settings.fairshare))
+        info("priority/fairway: warning: %s", doubt.c_str());
+}
+
 }  // namespace
 
 int Adapter::start()
@@ -42,7 +49,7 @@ int Adapter::start()
     try {
         settings = std::make_shared<const Settings>(read_settings(slurm_conf, *symbols_.tres_count));
     } catch (const InputError& e) {
-        fatal("priority/fairway: invalid priority configuration in slurm.conf: %s", e.what());
+        fatal("priority/fairway: invalid priority configuration: %s", e.what());
     }
     with_accounting_ = slurm_with_slurmdbd();
     if (!with_accounting_)
@@ -58,6 +65,7 @@ int Adapter::start()
     site_factor_plugin_init();
     info("priority/fairway: loaded in slurmctld: %s", describe(*settings).c_str());
     warn_if_reset_period_set();
+    warn_if_doubtful(*settings);
     thread_.start(kThreadName, [this] { run_pass(); }, [this] { return current_settings()->calc_period; });
     return SLURM_SUCCESS;
 }
@@ -114,24 +122,30 @@ PartitionQos Adapter::partition_qos_ids()
     return ids;
 }
 
-void Adapter::rebuild_if_needed(const Settings& settings, time_t now)
+// A rebuild made while slurmctld still had starts or ends queued for slurmdbd lacks them
+// (fairshare/recorded_runs.h); it is made again once the queue has drained.
+void Adapter::rebuild_if_needed(const Settings& settings, time_t complete_until, time_t now)
 {
+    const bool complete = !fairshare::rebuild_is_provisional(time_point(complete_until), time_point(now));
     {
         std::lock_guard<std::mutex> lock(state_mutex_);
-        if (!rebuild_pending_)
+        if (!rebuild_pending_ && !(rebuilt_provisionally_ && complete))
             return;
     }
     const fairshare::LedgerConfig config = settings.fairshare.ledger_config();
-    auto rebuilt = usage_from_accounting(*symbols_.acct_db_conn, config, now, partition_qos_ids());
+    auto rebuilt = usage_from_accounting(symbols_, config, now, complete_until, partition_qos_ids());
     if (!rebuilt)
         return;  // logged; tried again next pass
+    last_walk_.reset();   // the next pass charges from the whole job list, not the last walk's jobs
     std::lock_guard<std::mutex> lock(state_mutex_);
-    info("priority/fairway: usage rebuilt from accounting: %zu associations, %zu meters",
-         rebuilt->fair_share_usage().association_count(), rebuilt->meter_count());
-    book_ = std::move(rebuilt);
+    rebuilt_provisionally_ = !complete;
+    info("priority/fairway: usage rebuilt from accounting: %zu associations, %zu meters%s",
+         rebuilt->book.fair_share_usage().association_count(), rebuilt->book.meter_count(),
+         complete ? "" : "; slurmctld still has records queued for slurmdbd, so it is rebuilt again once they are stored");
+    book_ = std::move(rebuilt->book);
     book_changed_ = true;
     last_pass_ = now;
-    rebuilt_until_ = now;
+    rebuilt_ = std::move(rebuilt->coverage);
     rebuild_pending_ = false;
 }
 
@@ -144,7 +158,8 @@ void Adapter::save_state()
     std::string path, bytes;
     {
         std::lock_guard<std::mutex> lock(state_mutex_);
-        if (!book_ || !settings_ || settings_->state_file.empty() || rebuild_pending_)
+        // A provisional book is not saved: a restart before it is made again rebuilds instead.
+        if (!book_ || !settings_ || settings_->state_file.empty() || rebuild_pending_ || rebuilt_provisionally_)
             return;
         path = settings_->state_file;
         bytes = book_->serialize();
@@ -175,8 +190,7 @@ void Adapter::reconfigure(bool)
     try {
         fresh = std::make_shared<const Settings>(read_settings(slurm_conf, *symbols_.tres_count));
     } catch (const InputError& e) {
-        error("priority/fairway: invalid priority configuration in slurm.conf, keeping the previous one: %s",
-              e.what());
+        error("priority/fairway: invalid priority configuration, keeping the previous one: %s", e.what());
         return;
     }
     std::lock_guard<std::mutex> lock(state_mutex_);
@@ -188,6 +202,7 @@ void Adapter::reconfigure(bool)
     }
     settings_ = fresh;
     info("priority/fairway: reconfigured: %s", describe(*fresh).c_str());
+    warn_if_doubtful(*fresh);
 }
 
 void Adapter::refresh_assoc_usage(slurmdb_assoc_rec_t* assoc)

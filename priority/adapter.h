@@ -52,7 +52,7 @@ private:
     std::shared_ptr<const Settings> current_settings();
     std::shared_ptr<const fairshare::FairShareResult> current_fair_share();
     void recover_saved_usage(const Settings& settings, time_t now);
-    void rebuild_if_needed(const Settings& settings, time_t now);
+    void rebuild_if_needed(const Settings& settings, time_t complete_until, time_t now);
     PartitionQos partition_qos_ids();
     void run_pass();
     // job_list's content, valid under the job write lock.
@@ -124,6 +124,7 @@ private:
     uint16_t client_dampening_ = 1;
     JobChargeTracker charges_;   // guarded by slurmctld's job write lock
     std::string last_saved_to_;  // where the pass thread last wrote the state file; pass thread only
+    time_t accounting_complete_at_ = 0;   // last time nothing was queued for slurmdbd; pass thread only
     std::shared_ptr<const fairshare::AssociationTree> hierarchy_;   // the last pass's; pass thread only
     std::optional<RememberedWalk> last_walk_;
     // When the walked jobs' priorities next change by aging alone; under the job write lock. Filled
@@ -145,7 +146,9 @@ private:
     time_t last_pass_ = 0;                    // time the book was last advanced to
     bool book_changed_ = true;                // charged or forgotten since the state file was last written
     bool rebuild_pending_ = false;            // rebuild the book from accounting at the next pass
-    std::optional<time_t> rebuilt_until_;     // set by a rebuild; tells charges_ where usage starts
+    bool rebuilt_provisionally_ = false;      // the last rebuild lacked what was queued for slurmdbd: not saved,
+                                              // rebuilt again once that is stored
+    std::optional<fairshare::RebuildCoverage> rebuilt_;   // set by a rebuild; tells charges_ where usage starts
     bool gpu_billing_checked_ = false;
 };
 

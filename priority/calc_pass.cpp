@@ -1,5 +1,6 @@
 // One calculation pass of the "fairway_prio" thread, in numbered steps:
-//   1. rebuild the usage book from accounting if it is missing or stale (no Slurm lock held)
+//   1. rebuild the usage book from accounting if it is missing or stale, or was rebuilt while
+//      slurmctld had records queued for slurmdbd that are stored now (no Slurm lock held)
 //   then, under slurmctld's job write lock, held from 2 to 5 so that one copy of the job list's
 //   pointers serves both walks (the list's nodes are chased once, not twice):
 //   2. collect the running jobs' new usage and the association tree (+ assoc write lock, held
@@ -73,8 +74,10 @@ void Adapter::run_pass()
             warn_if_gpus_unbilled();
             gpu_billing_checked_ = true;
         }
-        if (with_accounting_)
-            rebuild_if_needed(*settings, now);
+        if (with_accounting_) {
+            const time_t complete_until = accounting_complete_until(*symbols_.acct_db_conn, now, accounting_complete_at_);
+            rebuild_if_needed(*settings, complete_until, now);
+        }
         CollectedUsage usage;
         step_times_ = {};
         const std::optional<Walk> walk = charge_and_reprioritize(*settings, now, usage);
@@ -180,15 +183,15 @@ Adapter::CollectedUsage Adapter::collect_usage(const std::vector<job_record_t*>&
                                                std::vector<slurmdb_assoc_rec_t*>& associations, time_t now)
 {
     time_t last_pass;
-    std::optional<time_t> rebuilt_until;
+    std::optional<fairshare::RebuildCoverage> rebuilt;
     {
         std::lock_guard<std::mutex> lock(state_mutex_);
         last_pass = last_pass_;
-        rebuilt_until.swap(rebuilt_until_);
+        rebuilt.swap(rebuilt_);
     }
     CollectedUsage usage;
-    if (rebuilt_until)
-        charges_.reset(*rebuilt_until);
+    if (rebuilt)
+        charges_.reset(std::move(*rebuilt));
     if (with_accounting_)
         usage.charges = charges_.collect(jobs, now, last_pass, symbols_);
     if (!with_accounting_ || !assoc_mgr_root_assoc)

@@ -102,9 +102,7 @@ std::optional<UsageCharge> JobChargeTracker::charge_job(job_record_t* job, time_
 {
     if (!accrues_usage(job))
         return std::nullopt;
-    const auto known = charged_until_.find(job->job_id);
-    const time_t from = std::max({job->start_time, known != charged_until_.end() ? known->second : last_pass,
-                                  accounted_until_});
+    const time_t from = std::max(job->start_time, charged_up_to(job, last_pass));
     const bool ended = has_ended(job);
     const time_t to = ended ? std::min(std::max(job->end_time, from), now) : now;
     if (!ended)
@@ -126,13 +124,26 @@ std::vector<UsageCharge> JobChargeTracker::collect(const std::vector<job_record_
             charges.push_back(*charge);
     }
     charged_until_.swap(still_running);
+    coverage_.reset();
     return charges;
 }
 
-void JobChargeTracker::reset(time_t accounted_until)
+time_t JobChargeTracker::charged_up_to(const job_record_t* job, time_t last_pass) const
+{
+    const auto known = charged_until_.find(job->job_id);
+    if (known != charged_until_.end())
+        return std::max(known->second, accounted_until_);
+    if (!coverage_)
+        return std::max(last_pass, accounted_until_);
+    const fairshare::RunId run{job->job_id, job->details ? static_cast<std::int64_t>(job->details->submit_time) : 0};
+    return coverage_->charge_from(run, fairshare::TimePoint{Seconds{job->start_time}}).time_since_epoch().count();
+}
+
+void JobChargeTracker::reset(fairshare::RebuildCoverage coverage)
 {
     charged_until_.clear();
-    accounted_until_ = accounted_until;
+    accounted_until_ = coverage.rebuilt_at().time_since_epoch().count();
+    coverage_ = std::move(coverage);
 }
 
 std::optional<UsageCharge> JobChargeTracker::final_charge(job_record_t* job, time_t now, time_t last_pass,

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fairshare/recorded_runs.h"
 #include "fairshare/usage_book.h"
 #include "priority/slurmctld_symbols.h"
 
@@ -46,9 +47,10 @@ public:
     std::vector<UsageCharge> collect(const std::vector<job_record_t*>& jobs, time_t now, time_t last_pass,
                                      const SlurmctldSymbols& symbols);
 
-    // Forgets what was charged: usage up to `accounted_until` is already in the ledger (it was
-    // rebuilt from accounting), so no job is charged for time before it. Same locks as collect().
-    void reset(time_t accounted_until);
+    // Forgets what was charged: the ledger was rebuilt from accounting. The next collect() charges
+    // each job from where `coverage` says the rebuild left it (a job accounting had not heard of
+    // from its start); later ones never before coverage.rebuilt_at(). Same locks as collect().
+    void reset(fairshare::RebuildCoverage coverage);
 
     // The final charge of one job that just ended; same locks as collect().
     std::optional<UsageCharge> final_charge(job_record_t* job, time_t now, time_t last_pass,
@@ -59,9 +61,14 @@ private:
                                           const SlurmctldSymbols& symbols,
                                           std::unordered_map<uint32_t, time_t>& still_running);
 
+    // Up to when `job` counts as charged: by an earlier pass, else up to where the last pass or a
+    // rebuild (coverage_) left it.
+    time_t charged_up_to(const job_record_t* job, time_t last_pass) const;
+
     // Job id -> the time up to which it has been charged; only jobs still running.
     std::unordered_map<uint32_t, time_t> charged_until_;
     time_t accounted_until_ = 0;
+    std::optional<fairshare::RebuildCoverage> coverage_;   // until the first collect() after a rebuild
 };
 
 // With AccountingStorageEnforce=limits, Slurm reserves each running job's TRES x time limit x

@@ -9,6 +9,9 @@
 namespace fairway::priority {
 namespace {
 
+// Where every configuration error comes from; the log lines say the rest.
+constexpr const char* kConfigFile = "slurm.conf";
+
 struct SplitParameters {
     std::string for_core;                // what fairshare::parse_fairshare_parameters understands
     std::optional<Seconds> calc_period;  // the adapter's own test-only key
@@ -31,11 +34,24 @@ SplitParameters split_parameters(std::string_view text)
         }
         auto value = parse_slurm_duration(item.substr(prefix.size()));
         if (!value || value->count() < 1)
-            throw InputError({"slurm.conf", 0, std::string(kCalcPeriodKey)},
+            throw InputError({kConfigFile, 0, std::string(kCalcPeriodKey)},
                              "must be a Slurm duration of at least 1 second, e.g. 0:10 for 10 s");
         split.calc_period = value;
     }
     return split;
+}
+
+// The core's PriorityParameters, validated (window against bucket and half-life); its errors name
+// the key and, like the adapter's own, slurm.conf.
+fairshare::FairshareParameters fairshare_parameters(std::string_view text, Seconds half_life)
+{
+    try {
+        fairshare::FairshareParameters parameters = fairshare::parse_fairshare_parameters(text, half_life);
+        parameters.ledger_config();
+        return parameters;
+    } catch (const InputError& e) {
+        throw InputError({kConfigFile, 0, e.where().key}, e.problem());
+    }
 }
 
 fairshare::PriorityWeights read_weights(const slurm_conf_t& conf, int tres_count)
@@ -50,7 +66,7 @@ fairshare::PriorityWeights read_weights(const slurm_conf_t& conf, int tres_count
     if (conf.priority_weight_tres && *conf.priority_weight_tres && tres_count > 0) {
         double* array = slurm_get_tres_weight_array(conf.priority_weight_tres, tres_count, false);
         if (!array)
-            throw InputError({"slurm.conf", 0, "PriorityWeightTRES"},
+            throw InputError({kConfigFile, 0, "PriorityWeightTRES"},
                              std::string("cannot parse '") + conf.priority_weight_tres + "'");
         weights.tres.assign(array, array + tres_count);
         xfree(array);
@@ -79,9 +95,7 @@ Settings read_settings(const slurm_conf_t& conf, int tres_count)
 {
     Settings settings;
     SplitParameters split = split_parameters(conf.priority_params ? conf.priority_params : "");
-    settings.fairshare =
-        fairshare::parse_fairshare_parameters(split.for_core, Seconds{conf.priority_decay_hl});
-    settings.fairshare.ledger_config();  // validates window against bucket and half-life now
+    settings.fairshare = fairshare_parameters(split.for_core, Seconds{conf.priority_decay_hl});
     settings.fair_share = fairshare::fair_share_options(conf.priority_flags & PRIORITY_FLAGS_FAIR_TREE,
                                                         conf.priority_flags & PRIORITY_FLAGS_DEPTH_OBLIVIOUS,
                                                         conf.fs_dampening_factor);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <map>
 #include <unordered_map>
 
 #include "common/atomic_file.h"
@@ -83,6 +84,24 @@ void charge_pieces(fairshare::UsageBook& book, const fairshare::UsageOwners& own
     }
 }
 
+fairshare::TimePoint time_point(time_t t)
+{
+    return fairshare::TimePoint{Seconds{t}};
+}
+
+std::optional<fairshare::TimePoint> time_if_set(time_t t)
+{
+    return t > 0 ? std::optional(time_point(t)) : std::nullopt;
+}
+
+fairshare::RecordedRun recorded_run(const slurmdb_job_rec_t* job)
+{
+    return {{job->jobid, static_cast<std::int64_t>(job->submit)}, time_if_set(job->start), time_if_set(job->end)};
+}
+
+// Every record of the cluster's jobs that ran in [since, now]: with JOBCOND_FLAG_DUP every run
+// of a job id, not only the newest (ids repeat after slurmctld loses its state, wrap at MaxJobId,
+// and a requeued job runs again under its id).
 List query_jobs(void* db_conn, time_t since, time_t now)
 {
     auto* condition = static_cast<slurmdb_job_cond_t*>(xmalloc(sizeof(slurmdb_job_cond_t)));
@@ -90,11 +109,58 @@ List query_jobs(void* db_conn, time_t since, time_t now)
     list_append(condition->cluster_list, xstrdup(slurm_conf.cluster_name));
     condition->usage_start = since;
     condition->usage_end = now;
-    condition->flags = JOBCOND_FLAG_NO_STEP;
+    // NO_TRUNC: slurmdbd would otherwise end an open record at `now`, and it may not be running.
+    condition->flags = JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_DUP | JOBCOND_FLAG_NO_TRUNC;
     condition->db_flags = SLURMDB_JOB_FLAG_NOTSET;  // 0 would mean "only jobs without flags"
     List jobs = jobacct_storage_g_get_jobs_cond(db_conn, getuid(), condition);
     slurmdb_destroy_job_cond(condition);
     return jobs;
+}
+
+template <typename Visit>
+void for_each_record(List jobs, Visit visit)
+{
+    ListIterator it = list_iterator_create(jobs);
+    while (auto* job = static_cast<slurmdb_job_rec_t*>(list_next(it)))
+        visit(job);
+    list_iterator_destroy(it);
+}
+
+using LiveRuns = std::map<fairshare::RunId, fairshare::LiveRun>;
+
+// What slurmctld knows of the runs accounting shows without an end: the job with that id and
+// submit time, still in its job list, running or ended. Looked up after the query, so that a
+// job that ended meanwhile is seen ended.
+LiveRuns live_runs(const SlurmctldSymbols& symbols, List jobs)
+{
+    LiveRuns live;
+    SlurmctldLock lock(symbols, {.job = READ_LOCK});
+    for_each_record(jobs, [&](const slurmdb_job_rec_t* job) {
+        if (job->end || !job->start)
+            return;
+        const job_record_t* held = symbols.find_job(job->jobid);
+        if (!held || !held->details || held->details->submit_time != job->submit)
+            return;
+        const bool running = IS_JOB_RUNNING(held) || IS_JOB_SUSPENDED(held);
+        live[recorded_run(job).id] = {running ? std::nullopt : time_if_set(std::max(held->end_time, held->start_time))};
+    });
+    return live;
+}
+
+// Charges `span` of the recorded job to `book` in bucket-sized pieces, each at its end, as the
+// passes would have charged it.
+void charge_record(fairshare::UsageBook& book, const slurmdb_job_rec_t* job, const fairshare::ChargeSpan& span,
+                   const std::unordered_map<uint32_t, double>& usage_factors, const PartitionQos& partition_qos)
+{
+    const auto factor = usage_factors.find(job->qosid);
+    const double usage_factor = factor != usage_factors.end() ? factor->second : 1.0;
+    const time_t piece = std::max<time_t>(10, book.config().bucket.count());
+    try {
+        charge_pieces(book, recorded_owners(job, partition_qos), recorded_rates(job, usage_factor),
+                      span.from.time_since_epoch().count(), span.to.time_since_epoch().count(), piece);
+    } catch (const InputError& e) {
+        error("priority/fairway: usage of job %u in accounting not counted: %s", job->jobid, e.what());
+    }
 }
 
 }  // namespace
@@ -143,42 +209,48 @@ bool save_usage_state(const std::string& path, const std::string& serialized)
     }
 }
 
-std::optional<fairshare::UsageBook> usage_from_accounting(void* db_conn, const fairshare::LedgerConfig& config,
-                                                          time_t now, const PartitionQos& partition_qos)
+time_t accounting_complete_until(void* db_conn, time_t now, time_t& last_empty)
+{
+    int queued = 0;
+    // A queue that cannot be read is taken as empty: accounting is then trusted as it stands.
+    if (acct_storage_g_get_data(db_conn, ACCT_STORAGE_INFO_AGENT_COUNT, &queued) != SLURM_SUCCESS || queued == 0)
+        last_empty = now;
+    return last_empty;
+}
+
+std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbols, const fairshare::LedgerConfig& config,
+                                                  time_t now, time_t complete_until, const PartitionQos& partition_qos)
 {
     const fairshare::LedgerConfig resolved = config.validated();
     const time_t since = rebuild_horizon(resolved, now);
     const auto usage_factors = qos_usage_factors();
-    List jobs = query_jobs(db_conn, since, now);
+    List jobs = query_jobs(*symbols.acct_db_conn, since, now);
     if (!jobs) {
         error("priority/fairway: slurmdbd did not return job records; usage will be rebuilt at the next pass");
         return std::nullopt;
     }
-    const time_t piece = std::max<time_t>(10, resolved.bucket.count());
-    auto book = fairshare::UsageBook::starting_at(resolved, fairshare::TimePoint{Seconds{now}});
-    int job_count = 0;
-    ListIterator it = list_iterator_create(jobs);
-    while (auto* job = static_cast<slurmdb_job_rec_t*>(list_next(it))) {
-        const time_t start = std::max(job->start, since);
-        const time_t end = (job->end && job->end < now) ? job->end : now;
-        if (!job->start || end <= start || !job->associd)
-            continue;
-        const auto factor = usage_factors.find(job->qosid);
-        const double usage_factor = factor != usage_factors.end() ? factor->second : 1.0;
-        try {
-            charge_pieces(book, recorded_owners(job, partition_qos), recorded_rates(job, usage_factor), start, end,
-                          piece);
-            ++job_count;
-        } catch (const InputError& e) {
-            error("priority/fairway: usage of job %u in accounting not counted: %s", job->jobid, e.what());
-        }
-    }
-    list_iterator_destroy(it);
+    const LiveRuns live = live_runs(symbols, jobs);
+    RebuiltUsage rebuilt{fairshare::UsageBook::starting_at(resolved, time_point(now)),
+                         fairshare::RebuildCoverage(time_point(since), time_point(now))};
+    int run_count = 0;
+    for_each_record(jobs, [&](const slurmdb_job_rec_t* job) {
+        const fairshare::RecordedRun run = recorded_run(job);
+        const auto held = live.find(run.id);
+        const auto span = span_to_charge(run, held != live.end() ? &held->second : nullptr, time_point(since),
+                                         time_point(complete_until), time_point(now));
+        if (!span)
+            return;
+        rebuilt.coverage.add(run.id);
+        if (!job->associd || span->empty())
+            return;
+        charge_record(rebuilt.book, job, *span, usage_factors, partition_qos);
+        ++run_count;
+    });
     FREE_NULL_LIST(jobs);
-    book.advance(fairshare::TimePoint{Seconds{now}});
-    info("priority/fairway: read the usage of %d jobs since %ld from accounting", job_count,
+    rebuilt.book.advance(time_point(now));
+    info("priority/fairway: read the usage of %d job runs since %ld from accounting", run_count,
          static_cast<long>(since));
-    return book;
+    return rebuilt;
 }
 
 }  // namespace fairway::priority

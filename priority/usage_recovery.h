@@ -2,14 +2,20 @@
 // that is missing, corrupt, was written with another window/half-life or by an earlier fairway
 // that kept fair-share usage only, slurmdbd's job records inside the window. The state file is
 // written atomically after every pass and at shutdown.
+//
+// Every record counts (a job id may name several runs), and a record without an end is charged
+// only as far as what is known (fairshare/recorded_runs.h): slurmctld's own job list, and the last
+// time its queue for slurmdbd was empty. A rebuild made while that queue held something is made
+// again once it has drained (the adapter).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <unordered_map>
 
+#include "fairshare/recorded_runs.h"
 #include "fairshare/usage_book.h"
-#include "priority/slurm_api.h"
+#include "priority/slurmctld_symbols.h"
 
 namespace fairway::priority {
 
@@ -25,13 +31,25 @@ bool save_usage_state(const std::string& path, const std::string& serialized);
 // Partition name -> the id of its QOS (partitions with a QOS only).
 using PartitionQos = std::unordered_map<std::string, fairshare::QosId>;
 
-// The usage of every job that ran within the window (running jobs up to `now`), from slurmdbd
-// through slurmctld's accounting connection, charged as the passes would have: billing, wall time
-// and each allocated TRES, x QOS UsageFactor, to the job's association, its QOS and its partition's
-// QOS (`partition_qos`, today's configuration). Each job is split into bucket-sized pieces so decay
-// sees it as it was charged. nullopt (logged) when slurmdbd does not answer. Takes assoc_mgr's QOS
-// read lock itself; call without any Slurm lock held.
-std::optional<fairshare::UsageBook> usage_from_accounting(void* db_conn, const fairshare::LedgerConfig& config,
-                                                          time_t now, const PartitionQos& partition_qos);
+// Up to when accounting is complete: `now` when slurmctld has nothing queued for slurmdbd (every
+// start and end so far was stored), else the last time that was so (`last_empty`, 0 when never
+// seen), which this updates. Called every pass, so that `last_empty` is at most a period old.
+time_t accounting_complete_until(void* db_conn, time_t now, time_t& last_empty);
+
+// A rebuilt book and the runs it saw.
+struct RebuiltUsage {
+    fairshare::UsageBook book;
+    fairshare::RebuildCoverage coverage;
+};
+
+// The usage of every job run within the window, from slurmdbd through slurmctld's accounting
+// connection (`symbols.acct_db_conn`), charged as the passes would have: billing, wall time and
+// each allocated TRES, x QOS UsageFactor, to the job's association, its QOS and its partition's QOS
+// (`partition_qos`, today's configuration); how far each run is charged: recorded_runs.h, with
+// `complete_until` from accounting_complete_until. Each run is split into bucket-sized pieces so
+// decay sees it as it was charged. nullopt (logged) when slurmdbd does not answer. Takes
+// slurmctld's job read lock and assoc_mgr's QOS read lock itself; call without any Slurm lock held.
+std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbols, const fairshare::LedgerConfig& config,
+                                                  time_t now, time_t complete_until, const PartitionQos& partition_qos);
 
 }  // namespace fairway::priority

@@ -1,5 +1,6 @@
 # libfairway/fairshare: windowed usage ledger, association tree, Classic and Fair Tree factors,
-# multifactor's job priority formula, PriorityParameters parsing, recovery forecast.
+# multifactor's job priority formula, PriorityParameters parsing, recovery forecast, what a rebuild
+# charges of accounting's job records.
 libfairway_libfairway_la_SOURCES += \
 	libfairway/fairshare/usage_ledger.cpp libfairway/fairshare/usage_ledger.h \
 	libfairway/fairshare/ledger_codec.cpp libfairway/fairshare/byte_codec.h \
@@ -11,7 +12,8 @@ libfairway_libfairway_la_SOURCES += \
 	libfairway/fairshare/job_priority.cpp libfairway/fairshare/job_priority.h \
 	libfairway/fairshare/walk_memo.cpp libfairway/fairshare/walk_memo.h \
 	libfairway/fairshare/age_calendar.cpp libfairway/fairshare/age_calendar.h \
-	libfairway/fairshare/forecast.cpp libfairway/fairshare/forecast.h
+	libfairway/fairshare/forecast.cpp libfairway/fairshare/forecast.h \
+	libfairway/fairshare/recorded_runs.cpp libfairway/fairshare/recorded_runs.h
 EXTRA_DIST += libfairway/fairshare/README.md
 tests_unit_fairway_unit_SOURCES += \
 	tests/unit/fairshare/fair_share_test.cpp \
@@ -22,7 +24,8 @@ tests_unit_fairway_unit_SOURCES += \
 	tests/unit/fairshare/job_priority_test.cpp \
 	tests/unit/fairshare/walk_memo_test.cpp \
 	tests/unit/fairshare/age_calendar_test.cpp \
-	tests/unit/fairshare/forecast_test.cpp
+	tests/unit/fairshare/forecast_test.cpp \
+	tests/unit/fairshare/recorded_runs_test.cpp
 
 # Google Benchmark for the core; built on request only (`make tests/bench/fairshare-bench`), since
 # configure does not require libbenchmark-dev. (Automake wants "=" for the first EXTRA_PROGRAMS.)

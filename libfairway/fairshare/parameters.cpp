@@ -73,4 +73,21 @@ FairshareParameters parse_fairshare_parameters(std::string_view text, Seconds ha
     return params;
 }
 
+std::vector<std::string> doubtful_settings(const FairshareParameters& params) {
+    std::vector<std::string> doubts;
+    const LedgerConfig config = params.ledger_config();
+    if (config.window == kInfiniteWindow) return doubts;
+    const std::string window = format_slurm_duration(config.window);
+    if (config.half_life.count() > 0 && config.half_life >= config.window)
+        doubts.push_back("PriorityDecayHalfLife " + format_slurm_duration(config.half_life) +
+                         " is not shorter than the window " + window +
+                         ": usage loses at most half its weight before it leaves the window, so the decay does "
+                         "almost nothing (a half-life well below the window, or 0 for none, is what is usually meant)");
+    if (config.window > kLongestLikelyWindow)
+        doubts.push_back("the window " + window + " is longer than " +
+                         format_slurm_duration(kLongestLikelyWindow) +
+                         ": usage that old still counts (days written for minutes?)");
+    return doubts;
+}
+
 }  // namespace fairway::fairshare

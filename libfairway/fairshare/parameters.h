@@ -14,6 +14,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fairshare/usage_ledger.h"
 
@@ -34,5 +35,13 @@ struct FairshareParameters {
 // Parses PriorityParameters. Throws InputError (see above). The result is validated as a whole
 // (bucket vs window) and the error then names "bucket".
 FairshareParameters parse_fairshare_parameters(std::string_view text, Seconds half_life);
+
+// Windows longer than this are accepted but most likely a slip (days written for minutes).
+inline constexpr Seconds kLongestLikelyWindow{3 * 365 * 86400};
+
+// Valid settings that most likely do not do what was meant, one sentence each for the log: a
+// half-life at or above a finite window (usage loses at most half its weight before it leaves, so
+// the decay does almost nothing), a window longer than kLongestLikelyWindow. Empty when none.
+std::vector<std::string> doubtful_settings(const FairshareParameters& params);
 
 }  // namespace fairway::fairshare

@@ -315,7 +315,9 @@ std::size_t for_each_job(LiveContext& ctx, void* db, std::time_t from, std::time
     slurmdb_job_cond_t cond{};
     cond.cluster_list = clusters.get();
     cond.state_list = finished_only ? states.get() : nullptr;
-    cond.flags = JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_TRUNC;
+    // Every record, not only the newest of each job id: ids repeat (slurmctld lost its state, or
+    // wrapped at MaxJobId; a requeued job runs again), and each run used its resources.
+    cond.flags = JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_TRUNC | JOBCOND_FLAG_DUP;
     cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;   // as sacct: do not filter on scheduling flags
     cond.usage_start = from;
     cond.usage_end = to;
@@ -393,7 +395,7 @@ void load_usage_sacct(LiveContext& ctx, ReportModel& model, const Options& optio
     setenv("TZ", "UTC", 1);
     std::string from = format_iso8601(query_start(ctx.header.settings)).substr(0, 19);
     std::string to = format_iso8601(ctx.header.settings.now).substr(0, 19);
-    for_each_output_line({options.sacct, "--parsable2", "--noheader", "--allusers", "--allocations",
+    for_each_output_line({options.sacct, "--parsable2", "--noheader", "--allusers", "--allocations", "--duplicates",
                           "--clusters=" + ctx.cluster, "--starttime=" + from, "--endtime=" + to,
                           "--format=JobIDRaw,AssocID,Start,End,ElapsedRaw,AllocTRES,QOS"},
                          [&](const std::string& line) {

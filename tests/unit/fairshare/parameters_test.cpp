@@ -74,5 +74,23 @@ TEST(FairshareParameters, DescribeIsCanonicalAndReparses) {
     EXPECT_EQ(parse_fairshare_parameters("window=infinite", kWeek).describe(), "window=infinite,bucket=01:00:00");
 }
 
+TEST(FairshareParameters, DoubtsAHalfLifeAtOrAboveTheWindow) {
+    EXPECT_TRUE(doubtful_settings(parse_fairshare_parameters("window=14-0", kWeek)).empty());
+    EXPECT_TRUE(doubtful_settings(parse_fairshare_parameters("window=30:00", Seconds{0})).empty());
+    EXPECT_TRUE(doubtful_settings(parse_fairshare_parameters("window=infinite", kWeek)).empty());
+    const auto equal = doubtful_settings(parse_fairshare_parameters("window=30:00", Seconds{1800}));
+    ASSERT_EQ(equal.size(), 1u);
+    EXPECT_NE(equal[0].find("PriorityDecayHalfLife 00:30:00 is not shorter than the window 00:30:00"), std::string::npos)
+        << equal[0];
+    EXPECT_EQ(doubtful_settings(parse_fairshare_parameters("window=1-0", kWeek)).size(), 1u);
+}
+
+TEST(FairshareParameters, DoubtsAWindowOfMoreThanThreeYears) {
+    EXPECT_TRUE(doubtful_settings(parse_fairshare_parameters("window=1095-0", kWeek)).empty());
+    const auto doubts = doubtful_settings(parse_fairshare_parameters("window=1096-0", kWeek));
+    ASSERT_EQ(doubts.size(), 1u);
+    EXPECT_NE(doubts[0].find("the window 1096-00:00:00 is longer than 1095-00:00:00"), std::string::npos) << doubts[0];
+}
+
 }  // namespace
 }  // namespace fairway::fairshare

@@ -1,0 +1,83 @@
+// Which runs of jobs that accounting (slurmdbd) recorded a rebuild of the usage book charges, and
+// up to what time.
+//
+// Identity: a job id alone does not name a run. Ids start again from FirstJobId when slurmctld
+// loses its job state and wrap at MaxJobId, and a requeued job runs again under its id; slurmdbd
+// keeps each run as its own record, keyed by job id and submit time (a requeue gets a new submit
+// time). So a run is (job id, submit time), and every record counts: the adapter must ask slurmdbd
+// for all of them (JOBCOND_FLAG_DUP), not only the newest of each id.
+//
+// How far: slurmctld sends job starts and ends to slurmdbd through a queue. While slurmdbd is away
+// the queue grows; after it returns, slurmctld sends the start of each job it still holds at once,
+// out of that queue, and the queued end some seconds later. So a record without an end does not
+// prove the job still runs, and a job may have no record yet. A record without an end is charged
+//   - up to its end, when slurmctld (which ran it) holds the job and it has ended;
+//   - up to now, when slurmctld holds it running (the passes charge it from there on);
+//   - otherwise only up to the last time nothing was queued for slurmdbd ("complete until"):
+//     every end before that time would be in the record.
+// A rebuild made while something was queued is provisional (what is queued is missing from it);
+// the adapter makes it again once the queue has drained. Runs slurmctld holds that accounting has
+// no record of yet are left to the passes, which charge them from their start (RebuildCoverage).
+// Nothing is charged before `since` (the rebuild's horizon).
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <set>
+
+#include "fairshare/usage_ledger.h"
+
+namespace fairway::fairshare {
+
+struct RunId {
+    std::uint32_t job_id = 0;
+    std::int64_t submit = 0;   // Unix seconds, as slurmdbd keeps it
+    auto operator<=>(const RunId&) const = default;
+};
+
+struct RecordedRun {
+    RunId id;
+    std::optional<TimePoint> start;   // none: it never started
+    std::optional<TimePoint> end;     // none: accounting has no end for it (yet)
+};
+
+// What slurmctld knows of a run it still holds in its job list.
+struct LiveRun {
+    std::optional<TimePoint> ended;   // none: still running
+};
+
+// [from, to) to charge.
+struct ChargeSpan {
+    TimePoint from;
+    TimePoint to;
+    bool empty() const { return to <= from; }
+};
+
+// The part of `run` to charge at `now` (rules above); nullopt when it never started or starts
+// at or after `now`. `live` is null when slurmctld does not hold the run.
+std::optional<ChargeSpan> span_to_charge(const RecordedRun& run, const LiveRun* live, TimePoint since,
+                                         TimePoint complete_until, TimePoint now);
+
+// True when accounting may lack something slurmctld still has queued for it, so that a rebuild
+// made now must be made again once the queue has drained.
+inline bool rebuild_is_provisional(TimePoint complete_until, TimePoint now) { return complete_until < now; }
+
+// What a rebuild at `rebuilt_at` took from accounting, for the first pass after it: a run that
+// slurmctld holds is charged by the passes from `rebuilt_at` when accounting had it (the rebuild
+// charged the rest), else from its start, not before `horizon` (accounting did not know it yet).
+class RebuildCoverage {
+public:
+    RebuildCoverage(TimePoint horizon, TimePoint rebuilt_at) : horizon_(horizon), rebuilt_at_(rebuilt_at) {}
+    void add(const RunId& run) { covered_.insert(run); }
+    TimePoint rebuilt_at() const { return rebuilt_at_; }
+    // From when the passes charge `run`, which started at `start`.
+    TimePoint charge_from(const RunId& run, TimePoint start) const;
+
+private:
+    TimePoint horizon_;
+    TimePoint rebuilt_at_;
+    std::set<RunId> covered_;
+};
+
+}  // namespace fairway::fairshare

@@ -1,0 +1,103 @@
+#!/bin/bash
+# slurmdbd is away while jobs start and end, and the usage is rebuilt from accounting just after
+# it returns. slurmctld then sends each job's start at once, with the job's state but no end, and
+# its queued end some seconds later; a rebuild in between must not charge the job as if it still
+# ran (1: slurmctld stays up, a reconfigure asks for the rebuild), nor forget a job accounting has
+# not heard of yet (2: slurmctld restarts without fairway's state). Either way the usage matches
+# accounting, once the end has arrived, within one calc period of the job's charge.
+. "$FAIRWAY_SRC/tests/lib.sh"
+. "$FAIRWAY_SRC/tests/cluster/testlib.sh"
+. "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
+require_cluster
+wait_idle 60
+calc_period=2
+prio_configure "PriorityParameters=window=30:00,calc_period=0:0$calc_period"
+# However the test ends, slurmdbd runs again before the configuration is restored.
+restart_daemons_and_restore() {
+    local status=$?
+    "$CLUSTER" start >/dev/null 2>&1 || echo "warning: cluster start failed" >&2
+    (exit "$status")
+    prio_restore
+}
+trap restart_daemons_and_restore EXIT
+
+billing=10   # 1 CPU + 4G x 0.25/G + 1 GPU x 8 under the cluster's TRESBillingWeights
+allowed=$((calc_period * billing))
+
+# recorded_usage USER: billing x elapsed seconds of every job record of USER (QOS UsageFactor 1).
+recorded_usage() {
+    sacct -n -X -D -P -u "$1" -S now-30minutes -o AllocTRES,ElapsedRaw |
+        awk -F'|' '{ if (match($1, /billing=[0-9]+/)) sum += substr($1, RSTART + 8, RLENGTH - 8) * $2 } END { print sum + 0 }'
+}
+ctld_job_state() { scontrol show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z]*' | cut -d= -f2; }
+recorded_times() { sacct -n -X -P -j "$1" -o Start,End | head -n 1; }
+start_recorded_without_end() { [[ $(recorded_times "$1") =~ ^[0-9].*\|Unknown$ ]]; }
+end_recorded() { [[ $(recorded_times "$1") =~ \|[0-9] ]]; }
+log_lines() { wc -l <"$CLUSTER_STATE/log/slurmctld.log"; }
+log_after() { tail -n +"$(($1 + 1))" "$CLUSTER_STATE/log/slurmctld.log"; }
+rebuilt_after() { log_after "$1" | grep -qF "usage rebuilt from accounting"; }
+
+stop_dbd() {
+    local identity
+    identity=$(process_identity "$(cat "$CLUSTER_STATE/run/slurmdbd.pid")") || fail "slurmdbd is not running"
+    kill -TERM "${identity%%:*}"
+    wait_for 30 "slurmdbd to stop" eval "! identity_alive $identity" || fail "slurmdbd did not stop"
+}
+# start_dbd: slurmdbd alone (`cluster start` would also restart slurmctld if a plugin was rebuilt).
+start_dbd() {
+    /usr/sbin/slurmdbd || fail "slurmdbd did not start"
+    wait_for 60 "slurmdbd to answer" sacctmgr -n list cluster || fail "slurmdbd does not answer"
+}
+# job_while_dbd_away USER: runs a 5-second job while slurmdbd is stopped; prints its id.
+job_while_dbd_away() {
+    local job
+    stop_dbd
+    job=$(submit "$1" -p gpu -n1 --mem=4G --gpus=1 -t 2 --wrap 'sleep 5') || fail "sbatch as $1 failed"
+    wait_for 60 "job $job to complete" eval '[ "$(ctld_job_state "$job")" = COMPLETED ]' ||
+        fail "job $job did not complete: $(ctld_job_state "$job")"
+    echo "$job"
+}
+# expect_usage_as_recorded USER JOB LOG_LINE: once accounting has JOB's end, USER's settled usage is
+# accounting's (the rebuilds logged after LOG_LINE are counted).
+expect_usage_as_recorded() {
+    local have want
+    wait_for 60 "accounting to record the end of job $2" end_recorded "$2" ||
+        fail "accounting has job $2 as $(recorded_times "$2")"
+    have=$(settled_usage "$1") || fail "$1's RawUsage does not settle: $(raw_usage "$1")"
+    want=$(recorded_usage "$1")
+    note "$1's RawUsage after the rebuild: $have; accounting: $want (allowed: $allowed more or less); rebuilds since the trigger: $(log_after "$3" | grep -cF "usage rebuilt from accounting")"
+    awk -v h="$have" -v w="$want" -v a="$allowed" 'BEGIN { d = h - w; if (d < 0) d = -d; exit !(d <= a) }' ||
+        fail "$1's RawUsage $have after the rebuild is not within $allowed of accounting's $want"
+}
+
+# 1. slurmctld stays up: the rebuild reads the job's start, not yet its end. Whether the start
+# comes first is up to slurmctld's two senders (the thread that sends starts tries every 5 s, the
+# queue's agent waits 10 s after a failure), so the outage is repeated until it does.
+for attempt in 1 2 3 4; do
+    job=$(job_while_dbd_away alice)
+    start_dbd
+    wait_for 30 "accounting to have job $job's start" eval 'start_recorded_without_end "$job" || end_recorded "$job"'
+    start_recorded_without_end "$job" && break
+    note "attempt $attempt: job $job's start and end reached accounting together"
+done
+start_recorded_without_end "$job" || fail "accounting never had a job's start without its end"
+before=$(log_lines)
+sed -i "s|^PriorityParameters=.*|PriorityParameters=window=31:00,calc_period=0:0$calc_period|" "$SLURM_CONF"
+scontrol reconfigure || fail "scontrol reconfigure failed"
+wait_for 30 "the usage to be rebuilt from accounting" rebuilt_after "$before" ||
+    fail "no rebuild logged: $(log_after "$before" | grep fairway | tr '\n' ';')"
+note "job $job at the rebuild: $(recorded_times "$job") in accounting; $(log_after "$before" | grep -F 'read the usage of' | sed 's/.*priority/priority/')"
+expect_usage_as_recorded alice "$job" "$before"
+
+# 2. slurmctld restarts just after slurmdbd, without fairway's state: the rebuild comes before
+# any news of the job reaches accounting.
+job=$(job_while_dbd_away bob)
+before=$(log_lines)
+stop_ctld TERM
+rm -f "$STATE_FILE"
+start_dbd
+"$CLUSTER" restart-ctld >/dev/null || fail "cluster restart-ctld failed"
+wait_for 30 "the usage to be rebuilt from accounting" eval 'ctld_log_has "usage rebuilt from accounting" && state_newer_than_start' ||
+    fail "no rebuild logged: $(slurmctld_log_since_start | grep fairway | tr '\n' ';')"
+note "$(slurmctld_log_since_start | grep -F 'read the usage of' | sed 's/.*priority/priority/' | tr '\n' ';')"
+expect_usage_as_recorded bob "$job" "$before"
