@@ -118,8 +118,14 @@ std::unique_ptr<LeaderLease> elect(const DaemonOptions& options, const quota::Br
     }
     auto lease = std::make_unique<LeaderLease>(api, config.leader_election, config.reconcile.write_timeout_seconds);
     LeaderLease* fence = lease.get();
-    api.set_write_gate([fence] { return fence->write_allowed(); });
-    slurm.set_write_gate([fence] { return fence->write_allowed(); });
+    // A cycle longer than the fence (a cold sync of many objects) renews mid-cycle instead of
+    // withholding the rest of its writes; the renewal is as conditional as any other.
+    auto gate = [fence] {
+        if (fence->write_allowed()) return true;
+        return fence->holds() && fence->acquire_or_renew() && fence->write_allowed();
+    };
+    api.set_write_gate(gate);
+    slurm.set_write_gate(gate);
     return lease;
 }
 
@@ -128,14 +134,28 @@ std::string leader_metric(bool leading) {
                        "# TYPE fairway_bridge_leader gauge\nfairway_bridge_leader ") + (leading ? "1" : "0") + "\n";
 }
 
-// Waits out `pause`, renewing the lease every retry period meanwhile; returns a signal or 0.
+// Waits out `pause`, renewing the lease every retry period meanwhile; returns a signal or 0, and
+// returns early when another bridge took the lease.
 int wait_renewing(const sigset_t& signals, std::chrono::seconds pause, LeaderLease* lease, std::chrono::seconds retry) {
     while (pause.count() > 0) {
         auto slice = lease ? std::min(pause, retry) : pause;
         if (int signal = wait_for_signal(signals, slice)) return signal;
         pause -= slice;
-        if (lease && pause.count() > 0 && !lease->acquire_or_renew()) return 0;  // lost: back to the loop at once
+        if (lease && pause.count() > 0 && !lease->acquire_or_renew() && !lease->holds()) return 0;
     }
+    return 0;
+}
+
+int refuse_once(const quota::LeaderElectionSettings& settings, const LeaderLease& lease) {
+    std::cerr << "fairway-bridge: not writing: the lease " << settings.lease_namespace << "/" << settings.lease_name << " is held by "
+              << (lease.holder().empty() ? "nobody (it could not be read)" : lease.holder()) << "\n";
+    return kExitNotLeader;
+}
+
+// Releasing the lease lets a successor start at once instead of after the lease duration.
+int stop(int signal, LeaderLease* lease) {
+    log_event(LogLevel::info, "stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+    if (lease) lease->release();
     return 0;
 }
 
@@ -167,6 +187,7 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
     std::unique_ptr<LeaderLease> lease = elect(options, config, api, slurm);
     const std::chrono::seconds retry(config.leader_election.retry_period_seconds);
     bool leading = lease == nullptr;
+    long term = 0;
     std::unique_ptr<MetricsServer> metrics;
     std::unique_ptr<QueueWatcher> watcher;
     if (!options.once) {
@@ -182,24 +203,20 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
     CycleTotals totals;
     for (;;) {
         if (lease) {
-            bool was_leading = std::exchange(leading, lease->acquire_or_renew());
+            lease->acquire_or_renew();
+            // Cycles go on while we hold the lease as far as we know, even when it cannot be renewed
+            // (the apiserver is away): they read both sides, and the fence withholds every write.
+            leading = lease->holds();
             // A new term starts like a fresh process: no protocol state from an earlier term.
-            if (leading && !was_leading) reconciler = std::make_unique<Reconciler>(config, api, slurm, options.dry_run, monotonic_now());
+            if (std::exchange(term, lease->term()) != lease->term())
+                reconciler = std::make_unique<Reconciler>(config, api, slurm, options.dry_run, monotonic_now());
         }
         if (!leading) {
-            if (options.once) {
-                std::cerr << "fairway-bridge: not writing: the lease " << config.leader_election.lease_namespace << "/"
-                          << config.leader_election.lease_name << " is held by " << (lease->holder().empty() ? "nobody (unreadable)" : lease->holder())
-                          << "\n";
-                return kExitNotLeader;
-            }
+            if (options.once) return refuse_once(config.leader_election, *lease);
             if (metrics) metrics->publish(leader_metric(false), true);  // a standby is healthy
             int signal = wait_for_signal(signals, retry);
             if (signal == SIGHUP) reload(options, config, *reconciler);
-            if (signal == SIGTERM || signal == SIGINT) {
-                log_event(LogLevel::info, "stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
-                return 0;
-            }
+            if (signal == SIGTERM || signal == SIGINT) return stop(signal, nullptr);
             continue;
         }
         auto began = std::chrono::steady_clock::now();
@@ -225,11 +242,7 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
         }
         int signal = wait_renewing(signals, pause, lease.get(), retry);
         if (signal == SIGHUP) reload(options, config, *reconciler);
-        if (signal == SIGTERM || signal == SIGINT) {
-            log_event(LogLevel::info, "stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
-            if (lease) lease->release();
-            return 0;
-        }
+        if (signal == SIGTERM || signal == SIGINT) return stop(signal, lease.get());
     }
 }
 

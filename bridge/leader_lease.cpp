@@ -129,6 +129,7 @@ bool LeaderLease::write_lease(quota::LeaseAction action, const nlohmann::json& c
     }
     last_ = result.object;
     renew_sent_ = sent;
+    if (action != quota::LeaseAction::renew) ++term_;
     note_holder(identity_, "");
     return true;
 }

@@ -25,6 +25,12 @@ public:
     // Reads and, when the decision says so, creates, renews or takes over the Lease. Returns
     // whether this bridge holds it now. Logs "lease acquired" and "lease lost" on changes.
     bool acquire_or_renew();
+    // We hold the lease as far as we know: no other holder seen since we last took it. While the
+    // apiserver is unreachable this stays true (the daemon keeps reading both sides) but the
+    // fence below closes at the renew deadline, so nothing is written.
+    bool holds() const { return holder_ == identity_; }
+    // Counts the times this bridge took the lease (create or take over): a new term.
+    long term() const { return term_; }
     // Fencing: may a write start now (held, and it can end before the renew deadline)?
     bool write_allowed() const;
     // On a clean stop: hands the Lease over at once instead of letting it expire.
@@ -46,6 +52,7 @@ private:
     std::string holder_;
     nlohmann::json last_;                  // the Lease as we last wrote it (resourceVersion included)
     std::optional<double> renew_sent_;     // monotonic seconds when our last successful renewal was sent
+    long term_ = 0;
 };
 
 // Monotonic seconds (steady clock), the fence's only clock.

@@ -41,6 +41,7 @@ run_scale() {  # run_scale PARTITIONS NAMESPACES -> prints one result line
     { echo "kubernetes: {kubeconfig: $KUBECONFIG}"
       echo "reconcile: {period_seconds: 1, stale_after_seconds: 30, write_timeout_seconds: 1}"
       echo 'metrics: {listen: "127.0.0.1:0"}'
+      echo "leader_election: {namespace: default}   # the admin kubeconfig; fairway-system may not exist here"
       echo "groups:"
       for i in $(seq -f %03g 1 "$spaces"); do echo "  - {name: bb$i, accounts: [bb$i], namespaces: [$ns_prefix$i], gpus: 8}"; done
     } >"$work/bridge.yaml"
