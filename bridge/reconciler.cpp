@@ -107,10 +107,10 @@ void Reconciler::observe_group(const quota::QuotaGroup& group, const SlurmSnapsh
         auto queue = observed.find(queue_path(group));
         quota::QueueReading q;  // no queue yet: nothing admitted, limit 0
         if (queue != observed.end()) q = quota::read_queue(queue->second, config_.kubernetes.backend, config_.kubernetes.gpu_resource);
-        quota::SideReading r{now, q.limit, q.used, q.pending};
+        quota::SideReading r{now, q.limit, q.used, q.pending, q.holdable};
         split.observe(Side::kubernetes, r);
         report.reading[1] = r;
-        report.flavor_use = q.flavor_use;
+        report.flavors = q.flavors;
     }
     report.quota = group.gpus;
     report.decision = split.decide(now);
@@ -189,19 +189,19 @@ CycleReport Reconciler::cycle(quota::Instant now) {
     Observed observed;
     report.kube_ok = read_kubernetes(observed);                          // 2
     std::map<std::string, long> kube_limits;
-    std::map<std::string, quota::FlavorUse> flavor_use;
+    std::map<std::string, quota::QueueFlavors> queue_flavors;
     std::map<std::string, bool> kube_written;
     for (const auto& group : config_.groups) {                           // 3
         GroupReport& g = report.groups[group.name];
         observe_group(group, slurm, report.kube_ok, observed, now, g);
         if (g.reading[1]) kube_limits[group.name] = g.reading[1]->limit;
-        flavor_use[group.name] = g.flavor_use;
+        queue_flavors[group.name] = g.flavors;
         if (g.decision.write[1]) { kube_limits[group.name] = *g.decision.write[1]; kube_written[group.name] = true; }
         if (is_decrease(g, Side::slurm)) write_slurm(group, *g.decision.write[0], now, report);  // 4
     }
     // Mirroring needs both views: without Slurm's partitions we would delete every flavor.
     if (!report.slurm_ok || !report.kube_ok) return report;
-    auto desired = quota::desired_objects(config_, slurm.partitions, kube_limits, flavor_use);
+    auto desired = quota::desired_objects(config_, slurm.partitions, kube_limits, queue_flavors);
     apply_objects(desired, observed, kube_written, now, report);         // 5
     for (const auto& group : config_.groups) {                           // 6
         const GroupReport& g = report.groups[group.name];

@@ -27,7 +27,7 @@ struct GroupReport {
     long quota = 0;
     std::array<std::optional<quota::SideReading>, 2> reading;
     quota::SplitDecision decision;
-    quota::FlavorUse flavor_use;  // Kueue: reserved GPUs per flavor, to split the limit over
+    quota::QueueFlavors flavors;  // Kueue: quota and reservations per flavor, to step the split from
 };
 
 struct CycleReport {

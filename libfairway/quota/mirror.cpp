@@ -49,14 +49,19 @@ std::vector<PartitionInfo> largest_partitions(std::vector<PartitionInfo> partiti
 }
 
 // The partitions a group's ClusterQueue covers: the largest (see kMaxFlavorsPerQueue), and any
-// whose flavor still holds reservations (capacity 0 when Slurm no longer lists it), so that
-// removing a partition never drops use from the queue's status nor moves its quota unseen.
-std::vector<PartitionInfo> queue_partitions(const std::vector<PartitionInfo>& partitions, const FlavorUse& use) {
+// whose flavor still holds quota or reservations (capacity 0 when Slurm no longer lists it), so
+// that removing a partition never drops use from the queue's status nor moves its quota at once:
+// its quota leaves with the group's next decrease.
+std::vector<PartitionInfo> queue_partitions(const std::vector<PartitionInfo>& partitions, const QueueFlavors& seen) {
     std::vector<PartitionInfo> covered = largest_partitions(partitions);
     std::set<std::string> names;
     for (const auto& p : covered) names.insert(flavor_name(p));
-    for (const auto& [flavor, gpus] : use)
-        if (gpus > 0 && !names.count(flavor) && flavor.starts_with("slurm-")) covered.push_back({flavor.substr(6), 0, 0});
+    for (const FlavorUse* gpus_by_flavor : {&seen.nominal, &seen.reserved})
+        for (const auto& [flavor, gpus] : *gpus_by_flavor)
+            if (gpus > 0 && !names.count(flavor) && flavor.starts_with("slurm-")) {
+                names.insert(flavor);
+                covered.push_back({flavor.substr(6), 0, 0});
+            }
     std::sort(covered.begin(), covered.end(), [](auto& a, auto& b) { return a.name < b.name; });
     return covered;
 }
@@ -71,14 +76,18 @@ nlohmann::json flavor_resource(const KubernetesSettings& kube, long quota) {
 }
 
 DesiredObject cluster_queue(const BridgeConfig& config, const QuotaGroup& group, const std::vector<PartitionInfo>& covered,
-                            long limit, const FlavorUse& use) {
-    std::vector<long> capacity, used;
+                            long limit, const QueueFlavors& seen) {
+    auto gpus_of = [](const FlavorUse& gpus, const std::string& flavor) {
+        auto found = gpus.find(flavor);
+        return found == gpus.end() ? 0L : found->second;
+    };
+    std::vector<long> capacity, current, used;
     for (const auto& p : covered) {
         capacity.push_back(p.gpus);
-        auto seen = use.find(flavor_name(p));
-        used.push_back(seen == use.end() ? 0 : seen->second);
+        current.push_back(gpus_of(seen.nominal, flavor_name(p)));
+        used.push_back(gpus_of(seen.reserved, flavor_name(p)));
     }
-    auto quotas = split_over_flavors(limit, used, capacity);
+    auto quotas = step_flavor_quotas(limit, current, used, capacity);
     nlohmann::json flavors = nlohmann::json::array();
     for (std::size_t i = 0; i < covered.size(); ++i)
         flavors.push_back({{"name", flavor_name(covered[i])}, {"resources", {flavor_resource(config.kubernetes, quotas[i])}}});
@@ -93,7 +102,7 @@ DesiredObject cluster_queue(const BridgeConfig& config, const QuotaGroup& group,
 }
 
 void add_kueue_objects(const BridgeConfig& config, const std::vector<PartitionInfo>& gpu_partitions,
-                       const std::map<std::string, long>& kube_limits, const std::map<std::string, FlavorUse>& flavor_use,
+                       const std::map<std::string, long>& kube_limits, const std::map<std::string, QueueFlavors>& queues,
                        std::vector<DesiredObject>& out) {
     std::set<int> tiers;
     std::map<std::string, PartitionInfo> flavored;  // every partition some flavor stands for
@@ -101,16 +110,16 @@ void add_kueue_objects(const BridgeConfig& config, const std::vector<PartitionIn
         flavored[p.name] = p;
         tiers.insert(p.priority_tier);
     }
-    std::vector<DesiredObject> queues;
+    std::vector<DesiredObject> group_objects;
     for (const auto& group : config.groups) {
         auto limit = kube_limits.find(group.name);
-        auto use = flavor_use.find(group.name);
-        const FlavorUse& group_use = use == flavor_use.end() ? FlavorUse{} : use->second;
-        auto covered = queue_partitions(gpu_partitions, group_use);
+        auto seen = queues.find(group.name);
+        const QueueFlavors& flavors = seen == queues.end() ? QueueFlavors{} : seen->second;
+        auto covered = queue_partitions(gpu_partitions, flavors);
         for (const auto& p : covered) flavored.emplace(p.name, p);
-        queues.push_back(cluster_queue(config, group, covered, limit == kube_limits.end() ? 0 : limit->second, group_use));
+        group_objects.push_back(cluster_queue(config, group, covered, limit == kube_limits.end() ? 0 : limit->second, flavors));
         for (const auto& ns : group.namespaces)
-            queues.push_back(kueue_object("LocalQueue", "localqueues", config.kubernetes.local_queue,
+            group_objects.push_back(kueue_object("LocalQueue", "localqueues", config.kubernetes.local_queue,
                                           metadata(config.kubernetes.local_queue, {{"fairway.io/group", group.name}}, ns),
                                           {{"spec", {{"clusterQueue", group_queue_name(group)}}}}, ns));
     }
@@ -120,7 +129,7 @@ void add_kueue_objects(const BridgeConfig& config, const std::vector<PartitionIn
         out.push_back(kueue_object("WorkloadPriorityClass", "workloadpriorityclasses", name, metadata(name, {}),
                                    {{"value", tier}, {"description", "Slurm PriorityTier " + std::to_string(tier)}}));
     }
-    out.insert(out.end(), queues.begin(), queues.end());
+    out.insert(out.end(), group_objects.begin(), group_objects.end());
 }
 
 void add_volcano_objects(const BridgeConfig& config, const std::map<std::string, long>& kube_limits,
@@ -177,13 +186,13 @@ std::string group_queue_name(const QuotaGroup& group) { return "fairway-" + grou
 
 std::vector<DesiredObject> desired_objects(const BridgeConfig& config, const std::vector<PartitionInfo>& partitions,
                                            const std::map<std::string, long>& kube_limits,
-                                           const std::map<std::string, FlavorUse>& flavor_use) {
+                                           const std::map<std::string, QueueFlavors>& queues) {
     std::vector<PartitionInfo> gpu_partitions;
     std::copy_if(partitions.begin(), partitions.end(), std::back_inserter(gpu_partitions),
                  [](const PartitionInfo& p) { return p.gpus > 0; });
     std::sort(gpu_partitions.begin(), gpu_partitions.end(), [](auto& a, auto& b) { return a.name < b.name; });
     std::vector<DesiredObject> out;
-    if (config.kubernetes.backend == Backend::kueue) add_kueue_objects(config, gpu_partitions, kube_limits, flavor_use, out);
+    if (config.kubernetes.backend == Backend::kueue) add_kueue_objects(config, gpu_partitions, kube_limits, queues, out);
     else add_volcano_objects(config, kube_limits, out);
     return out;
 }
@@ -195,6 +204,23 @@ std::vector<long> split_over_flavors(long limit, const std::vector<long>& used, 
     if (total_use > limit) return share_in_proportion(std::max(0L, limit), use);  // each at most its use
     std::vector<long> quotas = share_in_proportion(limit - total_use, capacity);
     for (std::size_t i = 0; i < quotas.size(); ++i) quotas[i] += use[i];
+    return quotas;
+}
+
+std::vector<long> step_flavor_quotas(long limit, const std::vector<long>& current, const std::vector<long>& used,
+                                     const std::vector<long>& capacity) {
+    std::vector<long> quotas(capacity.size(), 0);
+    for (std::size_t i = 0; i < quotas.size() && i < current.size(); ++i) quotas[i] = std::max(0L, current[i]);
+    const std::vector<long> target = split_over_flavors(limit, used, capacity);
+    long change = limit - std::accumulate(quotas.begin(), quotas.end(), 0L);
+    // Towards the target, one way only: sum(max(0, target - current)) >= a raise's size, and
+    // sum(max(0, current - target)) >= a decrease's, so the loop always ends at `limit`.
+    for (std::size_t i = 0; i < quotas.size() && change != 0; ++i) {
+        long room = change > 0 ? std::max(0L, target[i] - quotas[i]) : std::max(0L, quotas[i] - target[i]);
+        long step = std::min(room, change > 0 ? change : -change);
+        quotas[i] += change > 0 ? step : -step;
+        change += change > 0 ? -step : step;
+    }
     return quotas;
 }
 
@@ -256,14 +282,22 @@ QueueReading read_queue(const nlohmann::json& queue, Backend backend, const std:
         return r;
     }
     for (const auto& group : spec.value("resourceGroups", nlohmann::json::array()))
-        for (const auto& flavor : group.value("flavors", nlohmann::json::array())) r.limit += gpus_in(flavor.value("resources", nlohmann::json::array()));
+        for (const auto& flavor : group.value("flavors", nlohmann::json::array())) {
+            long gpus = gpus_in(flavor.value("resources", nlohmann::json::array()));
+            r.flavors.nominal[flavor.value("name", "")] += gpus;
+            r.limit += gpus;
+        }
     // Kueue charges quota when it reserves it (status.flavorsReservation); flavorsUsage counts only
     // admitted workloads, which leaves out those still waiting for their AdmissionChecks.
     for (const auto& flavor : status.value("flavorsReservation", nlohmann::json::array())) {
         long gpus = gpus_in(flavor.value("resources", nlohmann::json::array()));
-        r.flavor_use[flavor.value("name", "")] += gpus;
+        r.flavors.reserved[flavor.value("name", "")] += gpus;
         r.used += gpus;
     }
+    r.holdable = 0;
+    for (const auto& [flavor, quota] : r.flavors.nominal) r.holdable += std::max(quota, r.flavors.reserved[flavor]);
+    for (const auto& [flavor, reserved] : r.flavors.reserved)
+        if (!r.flavors.nominal.count(flavor)) r.holdable += reserved;
     r.pending = status.value("pendingWorkloads", 0L);
     return r;
 }

@@ -39,15 +39,20 @@ std::vector<std::string> managed_collections(Backend backend);
 // Name of the group's queue (ClusterQueue or Volcano Queue).
 std::string group_queue_name(const QuotaGroup& group);
 
-// GPUs reserved in a group's ClusterQueue, by flavor name (status.flavorsReservation).
+// GPUs per flavor name.
 using FlavorUse = std::map<std::string, long>;
+// A group's ClusterQueue as read: its quota (spec nominalQuota) and reservations
+// (status.flavorsReservation) per flavor.
+struct QueueFlavors {
+    FlavorUse nominal, reserved;
+};
 
 // Every object that should exist; `kube_limits` maps group name to its Kubernetes GPU limit and
-// `flavor_use` to the GPUs its ClusterQueue has reserved per flavor. A flavor that still holds
-// reservations stays in the ClusterQueue (with its ResourceFlavor) after its partition is gone.
+// `queues` to its ClusterQueue's flavors as read. A flavor that still holds quota or reservations
+// stays in the ClusterQueue (with its ResourceFlavor) after its partition is gone.
 std::vector<DesiredObject> desired_objects(const BridgeConfig& config, const std::vector<PartitionInfo>& partitions,
                                            const std::map<std::string, long>& kube_limits,
-                                           const std::map<std::string, FlavorUse>& flavor_use = {});
+                                           const std::map<std::string, QueueFlavors>& queues = {});
 
 // Splits a group's Kubernetes limit over its flavors. Kueue enforces each flavor's nominalQuota on
 // its own, so a flavor whose quota exceeded its share of use would let Kubernetes go past the
@@ -57,6 +62,16 @@ std::vector<DesiredObject> desired_objects(const BridgeConfig& config, const std
 // known); when sum(used) > limit (use above a just-lowered limit), the quotas are shared in
 // proportion to use, each at most its use, so no flavor admits anything until use falls.
 std::vector<long> split_over_flavors(long limit, const std::vector<long>& used, const std::vector<long>& capacity);
+
+// The quotas to write: from the `current` ones towards split_over_flavors, moving only one way. A
+// raise raises no flavor above max(current, target) and lowers none; a decrease lowers no flavor
+// below min(current, target) and raises none; the same limit changes nothing. Why: use read a moment
+// ago may have grown since, up to each flavor's current quota; a flavor lowered under its new use
+// while another gained room would let Kubernetes hold more than any limit the protocol counted.
+// With monotone steps Kubernetes can hold at most sum(max(quota, reserved)) over the flavors read,
+// plus the raise (see QueueReading::holdable). The quotas add up to `limit` whenever there is a flavor.
+std::vector<long> step_flavor_quotas(long limit, const std::vector<long>& current, const std::vector<long>& used,
+                                     const std::vector<long>& capacity);
 
 // True when every field of `desired` is present with an equal value in `observed` (quantities
 // compared by value): then applying would change nothing, and steady state writes nothing.
@@ -74,7 +89,10 @@ struct QueueReading {
     long limit = 0;    // sum of nominalQuota (Kueue) or capability (Volcano)
     long used = 0;     // status.flavorsReservation total (Kueue) or status.allocated (Volcano)
     long pending = 0;  // pending workloads (Kueue) or pending PodGroups (Volcano): demand weight
-    FlavorUse flavor_use;  // Kueue: reserved GPUs per flavor (quota is charged at reservation)
+    QueueFlavors flavors;  // Kueue: per flavor (quota is charged at reservation)
+    // Kueue: the most the queue may come to hold without a write of ours, sum(max(nominal, reserved))
+    // over its flavors (each flavor admits up to its own quota; one above it only shrinks); -1: no flavors.
+    long holdable = -1;
 };
 QueueReading read_queue(const nlohmann::json& queue, Backend backend, const std::string& gpu_resource);
 

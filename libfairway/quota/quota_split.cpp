@@ -72,6 +72,7 @@ void QuotaSplit::wrote(Side side, long value, Instant now) {
 long QuotaSplit::bound(Side side) const {
     const SideState& s = state_.sides[at(side)];
     if (!s.last) return state_.quota;  // unknown: assume it may hold everything
+    if (s.last->holdable >= 0) return std::max(s.last->holdable + s.highest - s.last->limit, s.last->used);
     return std::max(s.highest, s.last->used);
 }
 

@@ -34,6 +34,10 @@ struct SideReading {
     long limit = 0;
     long used = 0;
     long pending = 0;
+    // The most the side may come to hold without another write of ours, when that exceeds
+    // max(limit, used): Kueue enforces quota per flavor, and a flavor whose use sits above its
+    // quota does not lend the excess to the others. -1: max(limit, used).
+    long holdable = -1;
     auto operator<=>(const SideReading&) const = default;
 };
 
@@ -85,7 +89,8 @@ public:
 
     void set_quota(long quota) { state_.quota = quota; }
     const SplitState& state() const { return state_; }
-    // The most a side may be using or allowed right now: what the other side's raise must leave room for.
+    // The most a side may be using or allowed right now: what the other side's raise must leave room for
+    // (with a holdable reading: that, plus any raise of ours that may still land).
     long bound(Side side) const;
     // Whether a side's limit is settled (fresh reading, no write in doubt, none within write_timeout),
     // so that rewriting it at its current value can race with nothing: the only time the bridge

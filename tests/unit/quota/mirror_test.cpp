@@ -92,7 +92,7 @@ TEST(Mirror, AQueueLeftInACohortIsNotUpToDate) {
 // ({2, 2}) would leave flavor B two free GPUs, and Kueue would admit 6 > L_k.
 TEST(Mirror, TheLimitIsSplitWhereKubernetesUseSits) {
     auto objects = desired_objects(two_groups(Backend::kueue), {{"a", 16, 1}, {"b", 16, 1}}, {{"physics", 4}},
-                                   {{"physics", {{"slurm-a", 4}}}});
+                                   {{"physics", {{{"slurm-a", 4}, {"slurm-b", 4}}, {{"slurm-a", 4}}}}});
     const auto* cq = find(objects, "ClusterQueue", "fairway-physics");
     ASSERT_TRUE(cq);
     const auto& flavors = cq->body["spec"]["resourceGroups"][0]["flavors"];
@@ -101,15 +101,51 @@ TEST(Mirror, TheLimitIsSplitWhereKubernetesUseSits) {
     EXPECT_EQ(flavors[1]["resources"][0]["nominalQuota"], 0) << "no room on B beyond L_k";
 }
 
+// Every current quota, use and limit on two and three flavors: a step adds up to the limit, moves
+// every flavor one way only (never below its use when the current quotas covered it), and the same
+// limit moves nothing.
+TEST(Mirror, FlavorStepsMoveOneWayForEverySmallCase) {
+    long cases = 0;
+    for (std::size_t n : {2u, 3u}) {
+        const std::vector<long> capacity = n == 2 ? std::vector<long>{4, 1} : std::vector<long>{2, 2, 4};
+        std::vector<long> current(n, 0), used(n, 0);
+        auto next = [](std::vector<long>& v) {  // odometer over 0..3
+            for (auto& digit : v) {
+                if (digit < 3) { ++digit; return true; }
+                digit = 0;
+            }
+            return false;
+        };
+        do {
+            do {
+                const long before = std::accumulate(current.begin(), current.end(), 0L);
+                bool covered = true;
+                for (std::size_t i = 0; i < n; ++i) covered &= current[i] >= used[i];
+                for (long limit = 0; limit <= 12; ++limit, ++cases) {
+                    auto quotas = step_flavor_quotas(limit, current, used, capacity);
+                    ASSERT_EQ(std::accumulate(quotas.begin(), quotas.end(), 0L), limit);
+                    const long total_use = std::accumulate(used.begin(), used.end(), 0L);
+                    for (std::size_t i = 0; i < n; ++i) {
+                        if (limit >= before) EXPECT_GE(quotas[i], current[i]) << "a raise lowers no flavor";
+                        if (limit <= before) EXPECT_LE(quotas[i], current[i]) << "a decrease raises no flavor";
+                        if (covered && total_use <= limit) EXPECT_GE(quotas[i], used[i]) << "flavor " << i;
+                    }
+                }
+            } while (next(used));
+        } while (next(current));
+    }
+    EXPECT_GT(cases, 10000);
+}
+
 TEST(Mirror, AFlavorWithReservationsOutlivesItsPartition) {
     auto objects = desired_objects(two_groups(Backend::kueue), {{"a", 16, 1}}, {{"physics", 6}},
-                                   {{"physics", {{"slurm-gone", 2}}}});
+                                   {{"physics", {{{"slurm-a", 4}, {"slurm-gone", 4}}, {{"slurm-gone", 2}}}}});
     const auto* cq = find(objects, "ClusterQueue", "fairway-physics");
     ASSERT_TRUE(cq);
     const auto& flavors = cq->body["spec"]["resourceGroups"][0]["flavors"];
     ASSERT_EQ(flavors.size(), 2u);
     EXPECT_EQ(flavors[1]["name"], "slurm-gone");
-    EXPECT_EQ(flavors[1]["resources"][0]["nominalQuota"], 2) << "its use keeps its quota, and no more";
+    EXPECT_EQ(flavors[1]["resources"][0]["nominalQuota"], 2) << "a decrease takes its idle quota first; its use keeps its quota";
     EXPECT_EQ(flavors[0]["resources"][0]["nominalQuota"], 4);
     EXPECT_TRUE(find(objects, "ResourceFlavor", "slurm-gone")) << "the queue's flavor must keep existing";
 }
@@ -183,7 +219,9 @@ TEST(Mirror, ReadsKueueAndVolcanoUsage) {
     auto r = read_queue(cq, Backend::kueue, "nvidia.com/gpu");
     EXPECT_EQ(r.limit, 4);
     EXPECT_EQ(r.used, 3);
-    EXPECT_EQ(r.flavor_use, (FlavorUse{{"f", 3}}));
+    EXPECT_EQ(r.flavors.reserved, (FlavorUse{{"f", 3}}));
+    EXPECT_EQ(r.flavors.nominal, (FlavorUse{{"f", 4}}));
+    EXPECT_EQ(r.holdable, 4);
     EXPECT_EQ(r.pending, 2);
     json q = {{"spec", {{"capability", {{"nvidia.com/gpu", 6}}}}}, {"status", {{"allocated", {{"nvidia.com/gpu", "5"}}}, {"pending", 1}}}};
     r = read_queue(q, Backend::volcano, "nvidia.com/gpu");

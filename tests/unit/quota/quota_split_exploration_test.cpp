@@ -3,6 +3,13 @@
 // ticks and a bridge crash, from every safe start for a small quota. The safety property
 // "L_s + L_k <= Q and used_s + used_k <= Q" must hold in every reachable state.
 // Two deliberately broken bridges show the exploration finds violations when they exist.
+// With two flavors, Kubernetes' quota is per flavor (as Kueue enforces it): the bridge steps each
+// Kubernetes write with step_flavor_quotas from the per-flavor quotas and use it read, reads
+// Kubernetes' holdable GPUs, also rewrites the split while the limit is settled, and the scheduler
+// may admit on any flavor with room. Three more broken bridges must be caught: one splitting by
+// capacity alone, one re-splitting from its read of use without stepping from the current quotas,
+// and one that steps but counts Kubernetes as holding max(limit, used) only.
+#include "quota/mirror.h"
 #include "quota/quota_split.h"
 
 #include <gtest/gtest.h>
@@ -16,15 +23,20 @@ using namespace fairway::quota;
 
 namespace {
 
+using PerFlavor = std::array<long, 2>;
+
 struct InFlight {
     int side;
     long value;
     Instant issued_at;
+    PerFlavor per_flavor{};  // a Kubernetes write with two flavors: the split it carries
     auto operator<=>(const InFlight&) const = default;
 };
 
 struct World {
-    std::array<long, 2> limit{}, used{}, pending{};
+    std::array<long, 2> limit{}, used{}, pending{};  // limit[1], used[1]: over all flavors
+    PerFlavor flavor_limit{}, flavor_used{};  // with two flavors: Kubernetes' quota and use per flavor
+    PerFlavor read_flavor_limit{}, read_flavor_use{};  // the bridge's last read of them
     std::vector<InFlight> network;  // writes issued but not yet landed or lost
     Instant now = 0;
     int demand_left = 0, crashes_left = 0;
@@ -32,7 +44,7 @@ struct World {
     auto operator<=>(const World&) const = default;
 };
 
-enum class Mutant { none, forgets_writes, no_startup_wait };
+enum class Mutant { none, forgets_writes, no_startup_wait, splits_by_capacity, resplits_from_stale_use, ignores_holdable };
 
 struct Explorer {
     explicit Explorer(long q) : quota(q) {}
@@ -40,6 +52,7 @@ struct Explorer {
     SplitTiming timing{2, 2};
     Instant horizon = 4;
     Mutant mutant = Mutant::none;
+    bool two_flavors = false;
     std::map<World, const World*> seen;  // every reached state and the state it came from
     std::deque<const World*> frontier;   // breadth first: the first violation has a shortest trace
     const World* current = nullptr;
@@ -52,7 +65,8 @@ struct Explorer {
     static std::string describe(const World& w) {
         std::ostringstream out;
         out << "t=" << w.now << " limits " << w.limit[0] << "+" << w.limit[1] << " used " << w.used[0] << "+"
-            << w.used[1] << " pending " << w.pending[0] << "+" << w.pending[1] << " in flight";
+            << w.used[1] << " pending " << w.pending[0] << "+" << w.pending[1] << " flavors " << w.flavor_limit[0] << "/"
+            << w.flavor_used[0] << "," << w.flavor_limit[1] << "/" << w.flavor_used[1] << " in flight";
         for (const auto& f : w.network) out << " [" << side_name(Side(f.side)) << "=" << f.value << "@" << f.issued_at << "]";
         for (int side = 0; side < 2; ++side) {
             const auto& b = w.bridge.sides[side];
@@ -81,18 +95,51 @@ struct Explorer {
         for (int side = 0; side < 2; ++side) {  // a successful read of one side
             World next = w;
             QuotaSplit s = split;
-            s.observe(Side(side), {w.now, w.limit[side], w.used[side], w.pending[side]});
+            s.observe(Side(side), {w.now, w.limit[side], w.used[side], w.pending[side], side == 1 ? holdable(w) : -1});
             next.bridge = s.state();
+            if (side == 1) next.read_flavor_limit = w.flavor_limit, next.read_flavor_use = w.flavor_used;
             visit(next);
         }
         SplitDecision d = split.decide(w.now);
-        if (!d.writes_anything()) return;
+        if (!d.writes_anything()) {
+            if (two_flavors) resplit_step(w, split);
+            return;
+        }
         World next = w;
         for (int side = 0; side < 2; ++side)
             if (d.write[side]) {
                 if (mutant != Mutant::forgets_writes) split.wrote(Side(side), *d.write[side], w.now);
-                next.network.push_back({side, *d.write[side], w.now});
+                next.network.push_back({side, *d.write[side], w.now, flavor_split(*d.write[side], w)});
             }
+        next.bridge = split.state();
+        visit(next);
+    }
+
+    long holdable(const World& w) const {
+        if (!two_flavors || mutant == Mutant::ignores_holdable) return -1;
+        return std::max(w.flavor_limit[0], w.flavor_used[0]) + std::max(w.flavor_limit[1], w.flavor_used[1]);
+    }
+
+    PerFlavor flavor_split(long limit, const World& w) const {
+        if (!two_flavors) return {};
+        const std::vector<long> current{w.read_flavor_limit[0], w.read_flavor_limit[1]};
+        const std::vector<long> use{w.read_flavor_use[0], w.read_flavor_use[1]};
+        std::vector<long> quotas;
+        if (mutant == Mutant::splits_by_capacity) quotas = split_over_flavors(limit, {0, 0}, {1, 1});
+        else if (mutant == Mutant::resplits_from_stale_use) quotas = split_over_flavors(limit, use, {1, 1});
+        else quotas = step_flavor_quotas(limit, current, use, {1, 1});
+        return {quotas[0], quotas[1]};
+    }
+
+    // The reconciler rewrites a ClusterQueue whose split no longer fits the use it read, at its
+    // settled limit, and records that as a write of the limit.
+    void resplit_step(const World& w, QuotaSplit split) {
+        if (!split.settled(Side::kubernetes, w.now)) return;
+        const long limit = split.state().sides[1].highest;
+        if (flavor_split(limit, w) == w.read_flavor_limit) return;
+        World next = w;
+        split.wrote(Side::kubernetes, limit, w.now);
+        next.network.push_back({1, limit, w.now, flavor_split(limit, w)});
         next.bridge = split.state();
         visit(next);
     }
@@ -101,6 +148,7 @@ struct Explorer {
         for (std::size_t i = 0; i < w.network.size(); ++i) {
             World landed = w, lost = w;
             landed.limit[w.network[i].side] = w.network[i].value;
+            if (two_flavors && w.network[i].side == 1) landed.flavor_limit = w.network[i].per_flavor;
             landed.network.erase(landed.network.begin() + i);
             lost.network.erase(lost.network.begin() + i);
             visit(landed);
@@ -108,8 +156,29 @@ struct Explorer {
         }
     }
 
+    // Kueue admits on a flavor with room in that flavor's quota; use ends on any flavor.
+    void kubernetes_flavor_steps(const World& w) {
+        for (int f = 0; f < 2; ++f) {
+            if (w.pending[1] > 0 && w.flavor_used[f] < w.flavor_limit[f]) {
+                World next = w;
+                ++next.flavor_used[f];
+                ++next.used[1];
+                --next.pending[1];
+                visit(next);
+            }
+            if (w.flavor_used[f] > 0) {
+                World next = w;
+                --next.flavor_used[f];
+                --next.used[1];
+                visit(next);
+            }
+        }
+        if (w.demand_left > 0) { World next = w; ++next.pending[1]; --next.demand_left; visit(next); }
+    }
+
     void scheduler_steps(const World& w) {
         for (int side = 0; side < 2; ++side) {
+            if (side == 1 && two_flavors) { kubernetes_flavor_steps(w); continue; }
             if (w.pending[side] > 0 && w.used[side] < w.limit[side]) {
                 World next = w;
                 ++next.used[side];
@@ -142,6 +211,7 @@ struct Explorer {
             for (long lk = 0; ls + lk <= quota; ++lk) {
                 World w;
                 w.limit = {ls, lk};
+                if (two_flavors) w.flavor_limit = {lk - lk / 2, lk / 2};
                 w.demand_left = demand_events;
                 w.crashes_left = 1;
                 w.bridge = QuotaSplit(quota, timing, 0).state();
@@ -173,6 +243,46 @@ TEST(QuotaSplitExploration, NoInterleavingBreaksTheQuota) {
         std::cout << "[ quota " << quota << " ] " << explorer.seen.size() << " states explored\n";
         EXPECT_GT(explorer.seen.size(), 1000u);
     }
+}
+
+TEST(QuotaSplitExploration, NoInterleavingBreaksTheQuotaWithTwoFlavors) {
+    for (long quota : {1L, 2L}) {
+        Explorer explorer{quota};
+        explorer.two_flavors = true;
+        explorer.demand_events = 3;  // as many as the broken split below needs to overrun
+        explorer.run();
+        EXPECT_EQ(explorer.violation, "") << "quota " << quota;
+        std::cout << "[ quota " << quota << ", two flavors ] " << explorer.seen.size() << " states explored\n";
+        EXPECT_GT(explorer.seen.size(), 1000u);
+    }
+}
+
+TEST(QuotaSplitExploration, FindsTheOverrunWhenTheSplitIgnoresWhereUseSits) {
+    Explorer explorer{2};
+    explorer.two_flavors = true;
+    explorer.mutant = Mutant::splits_by_capacity;
+    explorer.demand_events = 3;  // Kubernetes on one flavor, again on the other, then Slurm on the room
+    explorer.run();
+    EXPECT_NE(explorer.violation, "");
+    std::cout << "[ split by capacity ] shortest violating trace:\n" << explorer.violation;
+}
+
+TEST(QuotaSplitExploration, FindsTheOverrunWhenAReSplitMovesQuotaOnAStaleRead) {
+    Explorer explorer{2};
+    explorer.two_flavors = true;
+    explorer.mutant = Mutant::resplits_from_stale_use;
+    explorer.demand_events = 3;
+    explorer.run();
+    EXPECT_NE(explorer.violation, "");
+}
+
+TEST(QuotaSplitExploration, FindsTheOverrunWhenUseAboveAFlavorsQuotaIsNotCounted) {
+    Explorer explorer{2};
+    explorer.two_flavors = true;
+    explorer.mutant = Mutant::ignores_holdable;
+    explorer.demand_events = 3;
+    explorer.run();
+    EXPECT_NE(explorer.violation, "");
 }
 
 TEST(QuotaSplitExploration, FindsTheRaceWhenWritesAreNotTrackedUntilReadBack) {

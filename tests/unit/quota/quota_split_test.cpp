@@ -188,3 +188,17 @@ TEST(QuotaSplit, ALimitIsSettledOnlyWithoutAWriteInFlight) {
     EXPECT_FALSE(split.settled(Side::kubernetes, 21 + kTiming.stale_after + 1)) << "stale";
 }
 }  // namespace
+
+namespace {
+// Flavor A holds 4 under a quota of 2, flavor B has 2 free: Kubernetes may come to hold 6 although
+// its limit is 4 and its use 4, and Slurm's raise must leave room for that.
+TEST(QuotaSplit, UseAboveOneFlavorsQuotaIsLeftRoomFor) {
+    QuotaSplit split(8, kTiming, 0);
+    split.observe(Side::slurm, {20, 0, 0, 8});
+    split.observe(Side::kubernetes, {20, 4, 4, 0, 6});
+    EXPECT_EQ(split.bound(Side::kubernetes), 6);
+    auto d = split.decide(20);
+    ASSERT_TRUE(d.write[0]);
+    EXPECT_EQ(*d.write[0], 2);
+}
+}  // namespace
