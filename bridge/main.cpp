@@ -25,8 +25,10 @@ void usage(std::FILE* out) {
                  "usage: fairway-bridge [--config FILE] [--once] [--dry-run] [--list-clusterqueues]\n"
                  "                      [--check-config] [--log-level debug|info|warn|error] [--version]\n"
                  "  --config FILE          configuration (default %s)\n"
-                 "  --once                 run one reconcile cycle and exit (status 0 when it succeeded)\n"
+                 "  --once                 run one reconcile cycle and exit (status 0 when it succeeded,\n"
+                 "                         3 without a cycle when another bridge holds the leader lease)\n"
                  "  --dry-run              read both clusters and log what would be written; write nothing\n"
+                 "                         (takes no part in leader election)\n"
                  "  --list-clusterqueues   connect to the API server and print the ClusterQueues (or Volcano Queues)\n"
                  "  --check-config         validate the configuration and exit\n"
                  "See fairway-bridge(8) and fairway-bridge.yaml(5).\n",
