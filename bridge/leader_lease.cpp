@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <ctime>
 
-#include "common/iso8601.h"
 #include "log.h"
 
 namespace fairway::bridge {
@@ -17,34 +16,13 @@ long long wall_ms() {
     return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-// A MicroTime as the apiserver writes it: "2026-12-06T21:15:35.123456Z".
-std::string micro_time(long long ms) {
-    std::string seconds = format_iso8601(UnixTime(std::chrono::seconds(ms / 1000)));
-    char fraction[16];
-    std::snprintf(fraction, sizeof fraction, ".%03lld000Z", ms % 1000);
-    return seconds.substr(0, seconds.size() - 1) + fraction;
-}
-
-// Unix milliseconds of a MicroTime; the fraction is kept (to the millisecond) so expiry is exact.
-std::optional<long long> parse_micro_time(const std::string& text) {
-    auto seconds = parse_iso8601(text);
-    if (!seconds) return std::nullopt;
-    long long ms = seconds->time_since_epoch().count() * 1000LL;
-    auto dot = text.find('.');
-    if (dot == std::string::npos) return ms;
-    long long scale = 100;
-    for (std::size_t i = dot + 1; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && scale > 0; ++i, scale /= 10)
-        ms += (text[i] - '0') * scale;
-    return ms;
-}
-
 // An unreadable renewTime counts as "just renewed": we would rather wait than take over early.
 quota::LeaseRecord record_of(const nlohmann::json& lease, long long now_ms) {
     const auto& spec = lease.contains("spec") ? lease["spec"] : nlohmann::json::object();
     quota::LeaseRecord record;
     record.holder = spec.value("holderIdentity", "");
     record.duration = spec.value("leaseDurationSeconds", 0L);
-    auto renewed = parse_micro_time(spec.value("renewTime", ""));
+    auto renewed = quota::parse_lease_time(spec.value("renewTime", ""));
     record.renew_ms = renewed ? *renewed : now_ms;
     return record;
 }
@@ -109,12 +87,12 @@ bool LeaderLease::write_lease(quota::LeaseAction action, const nlohmann::json& c
                                              : current;
     auto& spec = lease["spec"];
     if (action != quota::LeaseAction::renew) {
-        spec["acquireTime"] = micro_time(now);
+        spec["acquireTime"] = quota::format_lease_time(now);
         spec["leaseTransitions"] = spec.value("leaseTransitions", 0) + (action == quota::LeaseAction::take_over ? 1 : 0);
     }
     spec["holderIdentity"] = identity_;
     spec["leaseDurationSeconds"] = settings_.lease_duration_seconds;
-    spec["renewTime"] = micro_time(now);
+    spec["renewTime"] = quota::format_lease_time(now);
     std::string collection = path().substr(0, path().rfind('/'));
     ApiResult result = action == quota::LeaseAction::create ? api_.create_once(collection, lease) : api_.replace_once(path(), lease);
     if (result.response.status == 409) {
@@ -159,7 +137,7 @@ void LeaderLease::release() {
     nlohmann::json lease = last_;
     lease["spec"]["holderIdentity"] = "";
     lease["spec"]["leaseDurationSeconds"] = 1;
-    lease["spec"]["renewTime"] = micro_time(wall_ms());
+    lease["spec"]["renewTime"] = quota::format_lease_time(wall_ms());
     renew_sent_.reset();  // no write after this point, whatever the answer
     ApiResult result = api_.replace_once(path(), lease);
     log_event(result.ok() ? LogLevel::info : LogLevel::warn, result.ok() ? "lease released" : "cannot release the lease",

@@ -51,6 +51,12 @@ LeaseAction decide_lease(const std::optional<LeaseRecord>& current, const std::s
 // renewal was sent at monotonic `renew_sent` (nullopt: we do not hold the lease)?
 bool write_allowed(std::optional<double> renew_sent, double now, const LeaseTiming& timing);
 
+// A Lease's MicroTime ("2026-12-06T21:15:35.123456Z") as Unix milliseconds, the fraction kept so
+// expiry is exact to the millisecond; nullopt when it is not a timestamp.
+std::optional<long long> parse_lease_time(const std::string& text);
+// Unix milliseconds as a MicroTime in UTC.
+std::string format_lease_time(long long unix_ms);
+
 // The empty string when the durations can be fenced safely, else why not. `retry_period` is how
 // often the Lease is renewed (or, on standby, read).
 std::string lease_timing_problem(const LeaseTiming& timing, long retry_period);

@@ -77,3 +77,20 @@ TEST(LeaseTimingProblem, RequiresRoomForAWriteAndAMarginForSkew) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(LeaseTime, KeepsTheFractionToTheMillisecond) {
+    EXPECT_EQ(parse_lease_time("2027-01-15T08:00:00.123456Z"), 1'800'000'000'000LL + 123);
+    EXPECT_EQ(parse_lease_time("2027-01-15T08:00:00Z"), 1'800'000'000'000LL);
+    EXPECT_EQ(parse_lease_time("2027-01-15T08:00:00.9Z"), 1'800'000'000'900LL);
+    EXPECT_EQ(parse_lease_time(""), std::nullopt);
+    EXPECT_EQ(parse_lease_time("yesterday"), std::nullopt);
+}
+
+TEST(LeaseTime, FormatsAMicroTimeThatReadsBack) {
+    EXPECT_EQ(format_lease_time(1'800'000'000'007LL), "2027-01-15T08:00:00.007000Z");
+    for (long long ms : {0LL, 1'800'000'000'000LL, 1'800'000'000'999LL}) EXPECT_EQ(parse_lease_time(format_lease_time(ms)), ms);
+}
+
+}  // namespace
