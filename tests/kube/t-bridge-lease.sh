@@ -4,6 +4,8 @@
 # renew deadline 3 s, retry 1 s), while Slurm jobs and Kubernetes workloads compete for Q GPUs
 # and the test samples "Slurm GPUs in use + Kubernetes GPU usage <= Q" (bridge-lib.sh):
 #  - exactly one bridge writes (writes counted per bridge from its cycle lines);
+#  - the apiserver away past the renew deadline: the leader's fence closes (fairway_bridge_leader 0)
+#    while it goes on reading; afterwards exactly one bridge holds the lease and may write;
 #  - kill -9 of the leader: the other takes over within lease duration + retry period;
 #  - --once beside a leading daemon writes nothing and exits 3 naming the holder; --once --dry-run
 #    runs beside it; after the leader stops (it releases the lease) --once leads and writes.
@@ -29,6 +31,13 @@ trap lease_cleanup EXIT
 writes_of() { awk '/msg=cycle / { for (i = 1; i <= NF; i++) if ($i ~ /^writes=/) { sub("writes=", "", $i); n += $i } } END { print n + 0 }' "$1"; }
 acquired() { grep -c 'msg="lease acquired"' "$1"; }
 holder() { kubectl -n fairway-system get lease fairway-bridge -o jsonpath='{.spec.holderIdentity}'; }
+log_of() { [ "$1" = "$pid_a" ] && echo "$work/log.a" || echo "$work/log.b"; }
+# fairway_bridge_leader of the bridge whose log is $1: 1 while it holds the lease and may write.
+leader_gauge() {
+    curl -s "http://127.0.0.1:$(sed -n 's/.*msg=started .*metrics_port=\([0-9]*\).*/\1/p' "$1" | head -n 1)/metrics" |
+        sed -n 's/^fairway_bridge_leader //p'
+}
+gauge_is() { [ "$(leader_gauge "$1")" = "$2" ]; }
 
 # Demand on both sides that the split must follow, so the leader keeps writing.
 submit_slurm_jobs 4 30
@@ -55,12 +64,30 @@ case $out in *'msg=applied'* | *'msg="set GrpTRES"'* | *'msg=cycle'*) fail "--on
 out=$("$bridge" --config "$work/bridge.yaml" --once --dry-run 2>&1) || fail "--once --dry-run failed beside the leader: $out"
 expect_match "$out" "leader election skipped\" holder=[^ ]*_$leader( |$)" "--dry-run names the holder"
 
+note "the apiserver away for longer than the renew deadline (3 s): the leader's fence closes"
+llog=$(log_of "$leader")
+wait_for 10 "the leader's gauge" gauge_is "$llog" 1 || fail "leader gauge $(leader_gauge "$llog"), not 1"
+"$kube" stop-apiserver >/dev/null || fail "cannot stop the apiserver"
+wait_for 30 "the leader's fence to close" gauge_is "$llog" 0 || fail "the leader still claims to write: $(tail -n 3 "$llog")"
+grep -q 'msg=cycle .*kube_ok=false' "$llog" || fail "the fenced leader stopped reading"
+"$kube" start-apiserver >/dev/null || fail "cannot start the apiserver"
+# Either bridge may hold the lease now (the standby may find it expired): exactly one does.
+wait_for 30 "a leader again" sh -c "[ -n \"\$(kubectl -n fairway-system get lease fairway-bridge -o jsonpath='{.spec.holderIdentity}')\" ]" ||
+    fail "nobody holds the lease after the outage"
+h=$(holder); leader=${h##*_}
+[ "$leader" = "$pid_a" ] && follower=$pid_b || follower=$pid_a
+flog=$(log_of "$follower")
+wait_for 30 "the holder's fence to open" gauge_is "$(log_of "$leader")" 1 || fail "the holder $h cannot write after the outage"
+note "after the outage $h leads (fence open), the other's gauge is $(leader_gauge "$flog")"
+
 note "kill -9 of the leader"
 set_kube_demand 3   # the split must move again, so the new leader has something to write
+taken=$(acquired "$flog")
 t0=$(date +%s.%N)
 kill -9 "$leader"; wait "$leader" 2>/dev/null
 [ "$leader" = "$pid_a" ] && pid_a= || pid_b=
-wait_for 30 "the standby to take over" sh -c "grep -q 'msg=\"lease acquired\"' '$flog'" || fail "no takeover: $(tail -n 3 "$flog")"
+took_over() { [ "$(acquired "$flog")" -gt "$taken" ]; }
+wait_for 30 "the standby to take over" took_over || fail "no takeover: $(tail -n 3 "$flog")"
 takeover=$(echo "$(date +%s.%N) - $t0" | bc)
 note "takeover after $takeover s (lease $lease_duration s + retry $retry_period s)"
 [ "$(echo "$takeover <= $lease_duration + $retry_period + 0.5" | bc)" = 1 ] || fail "takeover took $takeover s"
