@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 
 #include "log.h"
 
@@ -50,19 +49,21 @@ std::string LeaderLease::path() const {
     return "/apis/coordination.k8s.io/v1/namespaces/" + settings_.lease_namespace + "/leases/" + settings_.lease_name;
 }
 
+std::string LeaderLease::qualified_name() const { return settings_.lease_namespace + "/" + settings_.lease_name; }
+
 bool LeaderLease::write_allowed() const { return quota::write_allowed(renew_sent_, monotonic_seconds(), timing_); }
 
 void LeaderLease::note_holder(const std::string& holder, const std::string& why) {
     const bool was_mine = holder_ == identity_, is_mine = holder == identity_;
     if (is_mine && !was_mine)
-        log_event(LogLevel::info, "lease acquired", {{"lease", settings_.lease_namespace + "/" + settings_.lease_name},
+        log_event(LogLevel::info, "lease acquired", {{"lease", qualified_name()},
                                                      {"identity", identity_}, {"previous", holder_.empty() ? "-" : holder_}});
     else if (was_mine && !is_mine)
-        log_event(LogLevel::warn, "lease lost", {{"lease", settings_.lease_namespace + "/" + settings_.lease_name},
+        log_event(LogLevel::warn, "lease lost", {{"lease", qualified_name()},
                                                  {"holder", holder.empty() ? "-" : holder}, {"reason", why}});
     else if (!is_mine && holder != holder_)
         log_event(LogLevel::info, "lease held by another bridge; standing by",
-                  {{"lease", settings_.lease_namespace + "/" + settings_.lease_name}, {"holder", holder.empty() ? "-" : holder}});
+                  {{"lease", qualified_name()}, {"holder", holder.empty() ? "-" : holder}});
     if (!is_mine) { renew_sent_.reset(); last_ = nullptr; }
     holder_ = holder;
 }
@@ -141,7 +142,7 @@ void LeaderLease::release() {
     renew_sent_.reset();  // no write after this point, whatever the answer
     ApiResult result = api_.replace_once(path(), lease);
     log_event(result.ok() ? LogLevel::info : LogLevel::warn, result.ok() ? "lease released" : "cannot release the lease",
-              {{"lease", settings_.lease_namespace + "/" + settings_.lease_name}, {"result", result.response.summary()}});
+              {{"lease", qualified_name()}, {"result", result.response.summary()}});
     last_ = nullptr;
     holder_.clear();
 }

@@ -39,6 +39,7 @@ public:
     const std::string& identity() const { return identity_; }
     const std::string& holder() const { return holder_; }  // as last read; empty: nobody
     std::string path() const;
+    std::string qualified_name() const;  // "namespace/name", for logs
 
 private:
     bool renew_cached();
