@@ -103,6 +103,7 @@ void Adapter::recover_saved_usage(const Settings& settings, time_t now)
              saved->fair_share_usage().association_count(), saved->meter_count(), settings.state_file.c_str(),
              static_cast<long>(last_pass_));
         book_ = std::move(saved);
+        usage_known_ = true;
         return;
     }
     book_.emplace(config);
@@ -147,11 +148,20 @@ void Adapter::rebuild_if_needed(const Settings& settings, time_t complete_until,
     last_pass_ = now;
     rebuilt_ = std::move(rebuilt->coverage);
     rebuild_pending_ = false;
+    usage_known_ = true;
 }
 
 }  // namespace fairway::priority
 
 namespace fairway::priority {
+
+// No usable state file was found, and accounting has not answered yet: the book is empty, not
+// a picture of the usage. (Without accounting there is no usage to know.)
+bool Adapter::usage_unknown()
+{
+    std::lock_guard<std::mutex> lock(state_mutex_);
+    return with_accounting_ && !usage_known_;
+}
 
 void Adapter::save_state()
 {

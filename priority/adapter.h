@@ -53,6 +53,7 @@ private:
     std::shared_ptr<const fairshare::FairShareResult> current_fair_share();
     void recover_saved_usage(const Settings& settings, time_t now);
     void rebuild_if_needed(const Settings& settings, time_t complete_until, time_t now);
+    bool usage_unknown();
     PartitionQos partition_qos_ids();
     void run_pass();
     // job_list's content, valid under the job write lock.
@@ -148,6 +149,7 @@ private:
     bool rebuild_pending_ = false;            // rebuild the book from accounting at the next pass
     bool rebuilt_provisionally_ = false;      // the last rebuild lacked what was queued for slurmdbd: not saved,
                                               // rebuilt again once that is stored
+    bool usage_known_ = false;                // book_ came from the state file or a rebuild
     std::optional<fairshare::RebuildCoverage> rebuilt_;   // set by a rebuild; tells charges_ where usage starts
     bool gpu_billing_checked_ = false;
 };

@@ -10,6 +10,9 @@
 //   5. recompute pending jobs' priorities; mark jobs updated only if one changed (+ assoc read lock)
 //   6. save the book atomically, with no Slurm lock held; a pass that charged nothing only moves
 //      the file's modification time
+// Until the usage is known (rebuilt from accounting, when there was no usable state file), passes
+// stop after step 1: published usage and pending priorities stay as slurmctld restored them, not
+// recomputed as if nobody had used the cluster.
 // Both walks prefetch the records ahead of the job they work on (list_walk.h). When no job
 // started since the last walk, step 2 takes the jobs that may accrue usage from the last walk
 // instead of the whole list, and step 5 recomputes, unless something they all read changed, only
@@ -77,6 +80,10 @@ void Adapter::run_pass()
         if (with_accounting_) {
             const time_t complete_until = accounting_complete_until(*symbols_.acct_db_conn, now, accounting_complete_at_);
             rebuild_if_needed(*settings, complete_until, now);
+        }
+        if (usage_unknown()) {
+            log_flag(PRIO, "priority/fairway: pass skipped: the usage is not known until it is rebuilt from accounting");
+            return;
         }
         CollectedUsage usage;
         step_times_ = {};

@@ -1,0 +1,56 @@
+#!/bin/bash
+# While fairway does not know the usage (its state file is gone and slurmdbd does not answer, so
+# there is nothing to rebuild it from), it leaves pending jobs' priorities as slurmctld saved them
+# instead of recomputing them as if nobody had used the cluster; once slurmdbd answers, the usage
+# is rebuilt and the priorities follow it again.
+. "$FAIRWAY_SRC/tests/lib.sh"
+. "$FAIRWAY_SRC/tests/cluster/testlib.sh"
+. "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
+require_cluster
+wait_idle 60
+# Pending jobs wait in the debug partition, down in the configuration so that it stays down when
+# slurmctld restarts.
+prio_configure "PriorityParameters=window=30:00,calc_period=0:02" \
+    'PartitionName=debug Nodes=node[1-4] Default=NO MaxTime=30 State=DOWN TRESBillingWeights="CPU=1.0,Mem=0.25G,GRES/gpu=8.0"'
+# However the test ends, slurmdbd runs again before the configuration is restored.
+restart_daemons_and_restore() {
+    local status=$?
+    "$CLUSTER" start >/dev/null 2>&1 || echo "warning: cluster start failed" >&2
+    (exit "$status")
+    prio_restore
+}
+trap restart_daemons_and_restore EXIT
+
+queued_priority() { squeue -h -j "$1" -o %Q; }
+failed_rebuilds() { slurmctld_log_since_start | grep -cF "slurmdbd did not return job records"; }
+
+# alice has used the cluster and bob has not, so their pending jobs' priorities differ.
+used=$(submit alice -p gpu -n1 --mem=4G --gpus=4 -t 2 --wrap 'sleep 5') || fail "sbatch as alice failed"
+wait_for 60 "job $used to finish" job_finished "$used" || fail "job $used did not finish"
+wait_for 30 "alice's usage" eval 'greater "$(raw_usage alice)" 0' || fail "alice's usage was never charged"
+heavy=$(submit alice -p debug -n1 -t 1 --wrap true) || fail "sbatch as alice failed"
+light=$(submit bob -p debug -n1 -t 1 --wrap true) || fail "sbatch as bob failed"
+wait_pass && wait_pass || fail "no calculation pass"
+before="$(queued_priority "$heavy") $(queued_priority "$light")"
+note "priorities of alice's and bob's pending jobs: $before (alice's RawUsage $(raw_usage alice))"
+greater "$(queued_priority "$light")" "$(queued_priority "$heavy")" || fail "bob's job is not ahead of alice's: $before"
+
+stop_ctld TERM
+identity=$(process_identity "$(cat "$CLUSTER_STATE/run/slurmdbd.pid")") || fail "slurmdbd is not running"
+kill -TERM "${identity%%:*}"
+wait_for 30 "slurmdbd to stop" eval "! identity_alive $identity" || fail "slurmdbd did not stop"
+rm -f "$STATE_FILE"
+"$CLUSTER" restart-ctld >/dev/null || fail "cluster restart-ctld without slurmdbd failed"
+wait_for 30 "three passes that cannot rebuild the usage" eval '[ "$(failed_rebuilds)" -ge 3 ]' ||
+    fail "slurmctld did not try to rebuild: $(slurmctld_log_since_start | grep fairway | tr '\n' ';')"
+during="$(queued_priority "$heavy") $(queued_priority "$light")"
+note "while the usage is unknown: $during"
+expect_eq "$during" "$before" "the pending jobs' priorities while the usage is unknown"
+
+/usr/sbin/slurmdbd || fail "slurmdbd did not start"
+wait_for 60 "the usage to be rebuilt from accounting" ctld_log_has "usage rebuilt from accounting" ||
+    fail "no rebuild after slurmdbd returned: $(slurmctld_log_since_start | grep fairway | tail -n 3 | tr '\n' ';')"
+wait_pass && wait_pass || fail "no calculation pass after the rebuild"
+after="$(queued_priority "$heavy") $(queued_priority "$light")"
+note "after the rebuild: $after"
+greater "$(queued_priority "$light")" "$(queued_priority "$heavy")" || fail "bob's job is not ahead of alice's after the rebuild: $after"
