@@ -126,9 +126,15 @@ TEST(Mirror, FlavorStepsMoveOneWayForEverySmallCase) {
                     ASSERT_EQ(std::accumulate(quotas.begin(), quotas.end(), 0L), limit);
                     const long total_use = std::accumulate(used.begin(), used.end(), 0L);
                     for (std::size_t i = 0; i < n; ++i) {
-                        if (limit >= before) EXPECT_GE(quotas[i], current[i]) << "a raise lowers no flavor";
-                        if (limit <= before) EXPECT_LE(quotas[i], current[i]) << "a decrease raises no flavor";
-                        if (covered && total_use <= limit) EXPECT_GE(quotas[i], used[i]) << "flavor " << i;
+                        if (limit >= before) {
+                            EXPECT_GE(quotas[i], current[i]) << "a raise lowers no flavor";
+                        }
+                        if (limit <= before) {
+                            EXPECT_LE(quotas[i], current[i]) << "a decrease raises no flavor";
+                        }
+                        if (covered && total_use <= limit) {
+                            EXPECT_GE(quotas[i], used[i]) << "flavor " << i;
+                        }
                     }
                 }
             } while (next(used));
