@@ -25,6 +25,16 @@ prio_restore() {
     exit "$status"
 }
 
+# restore_with_daemons: for tests that stop a daemon (slurmdbd): however the test ends, every
+# daemon runs again before the configuration is restored. Install with `trap restore_with_daemons EXIT`
+# after prio_configure.
+restore_with_daemons() {
+    local status=$?
+    "$CLUSTER" start >/dev/null 2>&1 || echo "warning: cluster start failed" >&2
+    (exit "$status")
+    prio_restore
+}
+
 # raw_usage USER: the user's RawUsage in sshare (its first association).
 raw_usage() { sshare -a -n -P -o User,RawUsage | awk -F'|' -v u="$1" '$1 == u { print $2; exit }'; }
 # fair_share USER: the user's FairShare column in sshare -l.

@@ -13,13 +13,7 @@ wait_idle 60
 calc_period=2
 prio_configure "PriorityParameters=window=30:00,calc_period=0:0$calc_period"
 # However the test ends, slurmdbd runs again before the configuration is restored.
-restart_daemons_and_restore() {
-    local status=$?
-    "$CLUSTER" start >/dev/null 2>&1 || echo "warning: cluster start failed" >&2
-    (exit "$status")
-    prio_restore
-}
-trap restart_daemons_and_restore EXIT
+trap restore_with_daemons EXIT
 
 billing=10   # 1 CPU + 4G x 0.25/G + 1 GPU x 8 under the cluster's TRESBillingWeights
 allowed=$((calc_period * billing))

@@ -13,13 +13,7 @@ wait_idle 60
 prio_configure "PriorityParameters=window=30:00,calc_period=0:02" \
     'PartitionName=debug Nodes=node[1-4] Default=NO MaxTime=30 State=DOWN TRESBillingWeights="CPU=1.0,Mem=0.25G,GRES/gpu=8.0"'
 # However the test ends, slurmdbd runs again before the configuration is restored.
-restart_daemons_and_restore() {
-    local status=$?
-    "$CLUSTER" start >/dev/null 2>&1 || echo "warning: cluster start failed" >&2
-    (exit "$status")
-    prio_restore
-}
-trap restart_daemons_and_restore EXIT
+trap restore_with_daemons EXIT
 
 queued_priority() { squeue -h -j "$1" -o %Q; }
 failed_rebuilds() { slurmctld_log_since_start | grep -cF "slurmdbd did not return job records"; }
