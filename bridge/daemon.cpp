@@ -1,7 +1,7 @@
 #include "daemon.h"
 
-#include <csignal>
 #include <unistd.h>
+#include <csignal>
 #include <ctime>
 #include <iostream>
 #include <thread>
@@ -33,7 +33,8 @@ void sleep_for(std::chrono::milliseconds wait) { std::this_thread::sleep_for(wai
 
 namespace {
 KubeCredentials credentials_for(const quota::BridgeConfig& config) {
-    return config.kubernetes.kubeconfig.empty() ? in_cluster_credentials() : load_kubeconfig(config.kubernetes.kubeconfig);
+    return config.kubernetes.kubeconfig.empty() ? in_cluster_credentials()
+                                                : load_kubeconfig(config.kubernetes.kubeconfig);
 }
 }  // namespace
 
@@ -50,8 +51,8 @@ int list_queues(const quota::BridgeConfig& config) {
     KubeApi api(*http, RetryPolicy{}, sleep_for);
     ApiResult result = api.list(queue_collection(config.kubernetes.backend));
     if (!result.ok()) {
-        std::cerr << "fairway-bridge: cannot list queues at " << http->server() << queue_collection(config.kubernetes.backend)
-                  << ": " << result.response.summary() << "\n";
+        std::cerr << "fairway-bridge: cannot list queues at " << http->server()
+                  << queue_collection(config.kubernetes.backend) << ": " << result.response.summary() << "\n";
         return 1;
     }
     const bool kueue = config.kubernetes.backend == quota::Backend::kueue;
@@ -69,19 +70,29 @@ int list_queues(const quota::BridgeConfig& config) {
 namespace {
 
 quota::Instant monotonic_now() {
-    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 
 void log_cycle(const CycleReport& report, std::chrono::milliseconds took) {
     for (const auto& [name, g] : report.groups) {
-        std::string slurm = g.reading[0] ? std::to_string(g.reading[0]->limit) + "/" + std::to_string(g.reading[0]->used) : "unread";
-        std::string kube = g.reading[1] ? std::to_string(g.reading[1]->limit) + "/" + std::to_string(g.reading[1]->used) : "unread";
-        log_event(LogLevel::debug, "group", {{"group", name}, {"quota", std::to_string(g.quota)}, {"slurm_limit_used", slurm},
-                                             {"kube_limit_used", kube}, {"hold", quota::hold_name(g.decision.hold)}});
+        std::string slurm =
+            g.reading[0] ? std::to_string(g.reading[0]->limit) + "/" + std::to_string(g.reading[0]->used) : "unread";
+        std::string kube =
+            g.reading[1] ? std::to_string(g.reading[1]->limit) + "/" + std::to_string(g.reading[1]->used) : "unread";
+        log_event(LogLevel::debug, "group",
+                  {{"group", name},
+                   {"quota", std::to_string(g.quota)},
+                   {"slurm_limit_used", slurm},
+                   {"kube_limit_used", kube},
+                   {"hold", quota::hold_name(g.decision.hold)}});
     }
-    log_event(LogLevel::info, "cycle", {{"writes", std::to_string(report.writes)}, {"failed_writes", std::to_string(report.failed_writes)},
-                                        {"slurm_ok", report.slurm_ok ? "true" : "false"}, {"kube_ok", report.kube_ok ? "true" : "false"},
-                                        {"ms", std::to_string(took.count())}});
+    log_event(LogLevel::info, "cycle",
+              {{"writes", std::to_string(report.writes)},
+               {"failed_writes", std::to_string(report.failed_writes)},
+               {"slurm_ok", report.slurm_ok ? "true" : "false"},
+               {"kube_ok", report.kube_ok ? "true" : "false"},
+               {"ms", std::to_string(took.count())}});
 }
 
 bool still_starting(const CycleReport& report) {
@@ -106,11 +117,13 @@ void log_lease_holder(KubeApi& api, const quota::LeaderElectionSettings& setting
     ApiResult read = api.get(lease.path());
     std::string holder = read.ok() ? read.object["spec"].value("holderIdentity", "") : "";
     log_event(LogLevel::info, "dry-run: leader election skipped",
-              {{"holder", holder.empty() ? "-" : holder}, {"lease", read.ok() || read.response.status == 404 ? "read" : read.response.summary()}});
+              {{"holder", holder.empty() ? "-" : holder},
+               {"lease", read.ok() || read.response.status == 404 ? "read" : read.response.summary()}});
 }
 
 // Every write of this process, on both sides, passes the lease's fence.
-std::unique_ptr<LeaderLease> elect(const DaemonOptions& options, const quota::BridgeConfig& config, KubeApi& api, SlurmClient& slurm) {
+std::unique_ptr<LeaderLease> elect(const DaemonOptions& options, const quota::BridgeConfig& config, KubeApi& api,
+                                   SlurmClient& slurm) {
     if (!config.leader_election.enabled) return nullptr;
     if (options.dry_run) {
         log_lease_holder(api, config.leader_election);
@@ -130,8 +143,10 @@ std::unique_ptr<LeaderLease> elect(const DaemonOptions& options, const quota::Br
 }
 
 std::string leader_metric(bool leading) {
-    return std::string("# HELP fairway_bridge_leader 1 while this bridge holds the leader lease (and may write)\n"
-                       "# TYPE fairway_bridge_leader gauge\nfairway_bridge_leader ") + (leading ? "1" : "0") + "\n";
+    return std::string(
+               "# HELP fairway_bridge_leader 1 while this bridge holds the leader lease (and may write)\n"
+               "# TYPE fairway_bridge_leader gauge\nfairway_bridge_leader ") +
+           (leading ? "1" : "0") + "\n";
 }
 
 // Waits out `pause`, renewing the lease every retry period meanwhile; returns a signal or 0, and
@@ -147,8 +162,8 @@ int wait_renewing(const sigset_t& signals, std::chrono::seconds pause, LeaderLea
 }
 
 int refuse_once(const quota::LeaderElectionSettings& settings, const LeaderLease& lease) {
-    std::cerr << "fairway-bridge: not writing: the lease " << settings.lease_namespace << "/" << settings.lease_name << " is held by "
-              << (lease.holder().empty() ? "nobody (it could not be read)" : lease.holder()) << "\n";
+    std::cerr << "fairway-bridge: not writing: the lease " << settings.lease_namespace << "/" << settings.lease_name
+              << " is held by " << (lease.holder().empty() ? "nobody (it could not be read)" : lease.holder()) << "\n";
     return kExitNotLeader;
 }
 
@@ -196,10 +211,12 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
                                                  std::string(quota::kManagedByLabel) + "=" + quota::kManagedByValue,
                                                  [] { kill(getpid(), SIGUSR1); });
     }
-    log_event(LogLevel::info, "started", {{"server", http->server()}, {"groups", std::to_string(config.groups.size())},
-                                          {"dry_run", options.dry_run ? "true" : "false"},
-                                          {"metrics_port", metrics ? std::to_string(metrics->port()) : "off"},
-                                          {"identity", lease ? lease->identity() : "-"}});
+    log_event(LogLevel::info, "started",
+              {{"server", http->server()},
+               {"groups", std::to_string(config.groups.size())},
+               {"dry_run", options.dry_run ? "true" : "false"},
+               {"metrics_port", metrics ? std::to_string(metrics->port()) : "off"},
+               {"identity", lease ? lease->identity() : "-"}});
     CycleTotals totals;
     for (;;) {
         if (lease) {
@@ -229,8 +246,10 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
         totals.last_seconds = took.count() / 1000.0;
         totals.seconds_sum += totals.last_seconds;
         if (watcher) totals.watch_events = watcher->events();
-        if (metrics) metrics->publish(render_metrics(report, totals, api.counters()) + leader_metric(lease == nullptr || lease->write_allowed()),
-                                      report.slurm_ok && report.kube_ok);
+        if (metrics)
+            metrics->publish(render_metrics(report, totals, api.counters()) +
+                                 leader_metric(lease == nullptr || lease->write_allowed()),
+                             report.slurm_ok && report.kube_ok);
         std::chrono::seconds pause(config.reconcile.period_seconds);
         if (options.once) {
             // A fresh process writes no limit before a predecessor's writes have timed out.

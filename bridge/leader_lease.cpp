@@ -56,15 +56,19 @@ bool LeaderLease::write_allowed() const { return quota::write_allowed(renew_sent
 void LeaderLease::note_holder(const std::string& holder, const std::string& why) {
     const bool was_mine = holder_ == identity_, is_mine = holder == identity_;
     if (is_mine && !was_mine)
-        log_event(LogLevel::info, "lease acquired", {{"lease", qualified_name()},
-                                                     {"identity", identity_}, {"previous", holder_.empty() ? "-" : holder_}});
+        log_event(
+            LogLevel::info, "lease acquired",
+            {{"lease", qualified_name()}, {"identity", identity_}, {"previous", holder_.empty() ? "-" : holder_}});
     else if (was_mine && !is_mine)
-        log_event(LogLevel::warn, "lease lost", {{"lease", qualified_name()},
-                                                 {"holder", holder.empty() ? "-" : holder}, {"reason", why}});
+        log_event(LogLevel::warn, "lease lost",
+                  {{"lease", qualified_name()}, {"holder", holder.empty() ? "-" : holder}, {"reason", why}});
     else if (!is_mine && holder != holder_)
         log_event(LogLevel::info, "lease held by another bridge; standing by",
                   {{"lease", qualified_name()}, {"holder", holder.empty() ? "-" : holder}});
-    if (!is_mine) { renew_sent_.reset(); last_ = nullptr; }
+    if (!is_mine) {
+        renew_sent_.reset();
+        last_ = nullptr;
+    }
     holder_ = holder;
 }
 
@@ -80,22 +84,27 @@ bool LeaderLease::write_lease(quota::LeaseAction action, const nlohmann::json& c
     // renewTime the server stores: others see our lease end later than we stop writing.
     const double sent = monotonic_seconds();
     const long long now = wall_ms();
-    nlohmann::json lease = current.is_null() ? nlohmann::json{{"apiVersion", "coordination.k8s.io/v1"}, {"kind", "Lease"},
-                                                             {"metadata", {{"name", settings_.lease_name},
-                                                                           {"namespace", settings_.lease_namespace},
-                                                                           {"labels", {{"app.kubernetes.io/name", "fairway-bridge"}}}}},
-                                                             {"spec", nlohmann::json::object()}}
-                                             : current;
+    nlohmann::json lease = current.is_null()
+                               ? nlohmann::json{{"apiVersion", "coordination.k8s.io/v1"},
+                                                {"kind", "Lease"},
+                                                {"metadata",
+                                                 {{"name", settings_.lease_name},
+                                                  {"namespace", settings_.lease_namespace},
+                                                  {"labels", {{"app.kubernetes.io/name", "fairway-bridge"}}}}},
+                                                {"spec", nlohmann::json::object()}}
+                               : current;
     auto& spec = lease["spec"];
     if (action != quota::LeaseAction::renew) {
         spec["acquireTime"] = quota::format_lease_time(now);
-        spec["leaseTransitions"] = spec.value("leaseTransitions", 0) + (action == quota::LeaseAction::take_over ? 1 : 0);
+        spec["leaseTransitions"] =
+            spec.value("leaseTransitions", 0) + (action == quota::LeaseAction::take_over ? 1 : 0);
     }
     spec["holderIdentity"] = identity_;
     spec["leaseDurationSeconds"] = settings_.lease_duration_seconds;
     spec["renewTime"] = quota::format_lease_time(now);
     std::string collection = path().substr(0, path().rfind('/'));
-    ApiResult result = action == quota::LeaseAction::create ? api_.create_once(collection, lease) : api_.replace_once(path(), lease);
+    ApiResult result =
+        action == quota::LeaseAction::create ? api_.create_once(collection, lease) : api_.replace_once(path(), lease);
     if (result.response.status == 409) {
         // Someone wrote the Lease since we read it: stop writing until a fresh read says it is ours.
         renew_sent_.reset();
@@ -103,7 +112,8 @@ bool LeaderLease::write_lease(quota::LeaseAction action, const nlohmann::json& c
         return false;
     }
     if (!result.ok()) {
-        log_event(LogLevel::warn, "cannot write the lease", {{"action", quota::lease_action_name(action)}, {"error", result.response.summary()}});
+        log_event(LogLevel::warn, "cannot write the lease",
+                  {{"action", quota::lease_action_name(action)}, {"error", result.response.summary()}});
         return false;
     }
     last_ = result.object;
@@ -141,7 +151,8 @@ void LeaderLease::release() {
     lease["spec"]["renewTime"] = quota::format_lease_time(wall_ms());
     renew_sent_.reset();  // no write after this point, whatever the answer
     ApiResult result = api_.replace_once(path(), lease);
-    log_event(result.ok() ? LogLevel::info : LogLevel::warn, result.ok() ? "lease released" : "cannot release the lease",
+    log_event(result.ok() ? LogLevel::info : LogLevel::warn,
+              result.ok() ? "lease released" : "cannot release the lease",
               {{"lease", qualified_name()}, {"result", result.response.summary()}});
     last_ = nullptr;
     holder_.clear();

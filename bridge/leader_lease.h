@@ -51,8 +51,8 @@ private:
     quota::LeaseTiming timing_;
     std::string identity_;
     std::string holder_;
-    nlohmann::json last_;                  // the Lease as we last wrote it (resourceVersion included)
-    std::optional<double> renew_sent_;     // monotonic seconds when our last successful renewal was sent
+    nlohmann::json last_;               // the Lease as we last wrote it (resourceVersion included)
+    std::optional<double> renew_sent_;  // monotonic seconds when our last successful renewal was sent
     long term_ = 0;
 };
 

@@ -15,10 +15,10 @@ std::atomic<int>& threshold() {
 
 const char* name_of(LogLevel level) {
     switch (level) {
-        case LogLevel::debug: return "debug";
-        case LogLevel::info: return "info";
-        case LogLevel::warn: return "warn";
-        default: return "error";
+    case LogLevel::debug: return "debug";
+    case LogLevel::info: return "info";
+    case LogLevel::warn: return "warn";
+    default: return "error";
     }
 }
 

@@ -10,9 +10,9 @@
 
 #include <curl/curl.h>
 
-#include "fairway_config.h"
 #include "common/error.h"
 #include "daemon.h"
+#include "fairway_config.h"
 #include "log.h"
 #include "quota/bridge_config.h"
 
@@ -45,31 +45,52 @@ std::optional<fairway::bridge::LogLevel> parse_level(const std::string& name) {
 }
 
 // Returns the action, or an exit status through `exit_status` when the command line is wrong.
-bool parse_options(int argc, char** argv, fairway::bridge::DaemonOptions& options, std::string& action, int& exit_status) {
-    static const option longopts[] = {
-        {"config", required_argument, nullptr, 'c'}, {"once", no_argument, nullptr, 'o'},
-        {"dry-run", no_argument, nullptr, 'n'},      {"list-clusterqueues", no_argument, nullptr, 'l'},
-        {"check-config", no_argument, nullptr, 'k'}, {"log-level", required_argument, nullptr, 'L'},
-        {"version", no_argument, nullptr, 'V'},      {"help", no_argument, nullptr, 'h'},
-        {nullptr, 0, nullptr, 0}};
+bool parse_options(int argc, char** argv, fairway::bridge::DaemonOptions& options, std::string& action,
+                   int& exit_status) {
+    static const option longopts[] = {{"config", required_argument, nullptr, 'c'},
+                                      {"once", no_argument, nullptr, 'o'},
+                                      {"dry-run", no_argument, nullptr, 'n'},
+                                      {"list-clusterqueues", no_argument, nullptr, 'l'},
+                                      {"check-config", no_argument, nullptr, 'k'},
+                                      {"log-level", required_argument, nullptr, 'L'},
+                                      {"version", no_argument, nullptr, 'V'},
+                                      {"help", no_argument, nullptr, 'h'},
+                                      {nullptr, 0, nullptr, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "c:onhV", longopts, nullptr)) != -1) {
         switch (c) {
-            case 'c': options.config_path = optarg; break;
-            case 'o': options.once = true; break;
-            case 'n': options.dry_run = true; break;
-            case 'l': action = "list"; break;
-            case 'k': action = "check"; break;
-            case 'L':
-                if (auto level = parse_level(optarg)) fairway::bridge::set_log_level(*level);
-                else { std::cerr << "fairway-bridge: --log-level: expected debug, info, warn or error\n"; exit_status = 2; return false; }
-                break;
-            case 'V': std::cout << "fairway-bridge " PACKAGE_VERSION "\n"; exit_status = 0; return false;
-            case 'h': usage(stdout); exit_status = 0; return false;
-            default: usage(stderr); exit_status = 2; return false;
+        case 'c': options.config_path = optarg; break;
+        case 'o': options.once = true; break;
+        case 'n': options.dry_run = true; break;
+        case 'l': action = "list"; break;
+        case 'k': action = "check"; break;
+        case 'L':
+            if (auto level = parse_level(optarg)) fairway::bridge::set_log_level(*level);
+            else {
+                std::cerr << "fairway-bridge: --log-level: expected debug, info, warn or error\n";
+                exit_status = 2;
+                return false;
+            }
+            break;
+        case 'V':
+            std::cout << "fairway-bridge " PACKAGE_VERSION "\n";
+            exit_status = 0;
+            return false;
+        case 'h':
+            usage(stdout);
+            exit_status = 0;
+            return false;
+        default:
+            usage(stderr);
+            exit_status = 2;
+            return false;
         }
     }
-    if (optind < argc) { usage(stderr); exit_status = 2; return false; }
+    if (optind < argc) {
+        usage(stderr);
+        exit_status = 2;
+        return false;
+    }
     return true;
 }
 

@@ -101,12 +101,14 @@ void Reconciler::observe_group(const quota::QuotaGroup& group, const SlurmSnapsh
         split.observe(Side::slurm, r);
         report.reading[0] = r;
     } else if (slurm.error.empty()) {
-        log_event(LogLevel::warn, "Slurm account has no association", {{"group", group.name}, {"account", group.accounts.front()}});
+        log_event(LogLevel::warn, "Slurm account has no association",
+                  {{"group", group.name}, {"account", group.accounts.front()}});
     }
     if (kube_ok) {
         auto queue = observed.find(queue_path(group));
         quota::QueueReading q;  // no queue yet: nothing admitted, limit 0
-        if (queue != observed.end()) q = quota::read_queue(queue->second, config_.kubernetes.backend, config_.kubernetes.gpu_resource);
+        if (queue != observed.end())
+            q = quota::read_queue(queue->second, config_.kubernetes.backend, config_.kubernetes.gpu_resource);
         quota::SideReading r{now, q.limit, q.used, q.pending, q.holdable};
         split.observe(Side::kubernetes, r);
         report.reading[1] = r;
@@ -119,7 +121,8 @@ void Reconciler::observe_group(const quota::QuotaGroup& group, const SlurmSnapsh
 void Reconciler::write_slurm(const quota::QuotaGroup& group, long limit, quota::Instant now, CycleReport& report) {
     const std::string& account = group.accounts.front();
     if (dry_run_) {
-        log_event(LogLevel::info, "dry-run: would set GrpTRES", {{"account", account}, {"gpus", std::to_string(limit)}});
+        log_event(LogLevel::info, "dry-run: would set GrpTRES",
+                  {{"account", account}, {"gpus", std::to_string(limit)}});
         return;
     }
     splits_.at(group.name).wrote(Side::slurm, limit, now);  // in doubt until read back
@@ -140,7 +143,8 @@ bool Reconciler::may_write_queue(const std::string& group, const std::map<std::s
 }
 
 void Reconciler::apply_objects(const std::vector<quota::DesiredObject>& desired, const Observed& observed,
-                               const std::map<std::string, bool>& kube_written, quota::Instant now, CycleReport& report) {
+                               const std::map<std::string, bool>& kube_written, quota::Instant now,
+                               CycleReport& report) {
     for (const auto& object : desired) {
         auto seen = observed.find(object.path());
         if (seen != observed.end() && quota::up_to_date(seen->second, object)) continue;  // steady state: no write
@@ -154,7 +158,10 @@ void Reconciler::apply_objects(const std::vector<quota::DesiredObject>& desired,
             log_event(LogLevel::debug, "queue rewrite waits for a settled limit", {{"path", object.path()}});
             continue;
         }
-        if (is_queue) splits_.at(group).wrote(Side::kubernetes, quota::read_queue(object.body, config_.kubernetes.backend, config_.kubernetes.gpu_resource).limit, now);
+        if (is_queue)
+            splits_.at(group).wrote(
+                Side::kubernetes,
+                quota::read_queue(object.body, config_.kubernetes.backend, config_.kubernetes.gpu_resource).limit, now);
         ApiResult result = kube_.apply(object.path(), object.body);
         ++report.writes;
         if (!result.ok()) ++report.failed_writes;
@@ -163,7 +170,8 @@ void Reconciler::apply_objects(const std::vector<quota::DesiredObject>& desired,
     }
 }
 
-void Reconciler::delete_unwanted(const std::vector<quota::DesiredObject>& desired, const Observed& observed, CycleReport& report) {
+void Reconciler::delete_unwanted(const std::vector<quota::DesiredObject>& desired, const Observed& observed,
+                                 CycleReport& report) {
     std::set<std::string> wanted;
     for (const auto& object : desired) wanted.insert(object.path());
     for (const auto& [path, object] : observed) {
@@ -183,31 +191,34 @@ CycleReport Reconciler::cycle(quota::Instant now) {
     CycleReport report;
     std::vector<std::string> accounts;
     for (const auto& group : config_.groups) accounts.push_back(group.accounts.front());
-    SlurmSnapshot slurm = slurm_.read(accounts);                       // 1
+    SlurmSnapshot slurm = slurm_.read(accounts);  // 1
     report.slurm_ok = slurm.error.empty();
     if (!report.slurm_ok) log_event(LogLevel::warn, "cannot read Slurm", {{"error", slurm.error}});
     Observed observed;
-    report.kube_ok = read_kubernetes(observed);                          // 2
+    report.kube_ok = read_kubernetes(observed);  // 2
     std::map<std::string, long> kube_limits;
     std::map<std::string, quota::QueueFlavors> queue_flavors;
     std::map<std::string, bool> kube_written;
-    for (const auto& group : config_.groups) {                           // 3
+    for (const auto& group : config_.groups) {  // 3
         GroupReport& g = report.groups[group.name];
         observe_group(group, slurm, report.kube_ok, observed, now, g);
         if (g.reading[1]) kube_limits[group.name] = g.reading[1]->limit;
         queue_flavors[group.name] = g.flavors;
-        if (g.decision.write[1]) { kube_limits[group.name] = *g.decision.write[1]; kube_written[group.name] = true; }
+        if (g.decision.write[1]) {
+            kube_limits[group.name] = *g.decision.write[1];
+            kube_written[group.name] = true;
+        }
         if (is_decrease(g, Side::slurm)) write_slurm(group, *g.decision.write[0], now, report);  // 4
     }
     // Mirroring needs both views: without Slurm's partitions we would delete every flavor.
     if (!report.slurm_ok || !report.kube_ok) return report;
     auto desired = quota::desired_objects(config_, slurm.partitions, kube_limits, queue_flavors);
-    apply_objects(desired, observed, kube_written, now, report);         // 5
-    for (const auto& group : config_.groups) {                           // 6
+    apply_objects(desired, observed, kube_written, now, report);  // 5
+    for (const auto& group : config_.groups) {                    // 6
         const GroupReport& g = report.groups[group.name];
         if (g.decision.write[0] && !is_decrease(g, Side::slurm)) write_slurm(group, *g.decision.write[0], now, report);
     }
-    delete_unwanted(desired, observed, report);                          // 7
+    delete_unwanted(desired, observed, report);  // 7
     return report;
 }
 

@@ -48,13 +48,15 @@ private:
     using Observed = std::map<std::string, nlohmann::json>;  // object path -> object
     bool read_kubernetes(Observed& observed);
     bool read_unlisted_queues(Observed& observed);
-    void observe_group(const quota::QuotaGroup& group, const SlurmSnapshot& slurm, bool kube_ok, const Observed& observed,
-                       quota::Instant now, GroupReport& report);
+    void observe_group(const quota::QuotaGroup& group, const SlurmSnapshot& slurm, bool kube_ok,
+                       const Observed& observed, quota::Instant now, GroupReport& report);
     void write_slurm(const quota::QuotaGroup& group, long limit, quota::Instant now, CycleReport& report);
     void apply_objects(const std::vector<quota::DesiredObject>& desired, const Observed& observed,
                        const std::map<std::string, bool>& kube_written, quota::Instant now, CycleReport& report);
-    bool may_write_queue(const std::string& group, const std::map<std::string, bool>& kube_written, quota::Instant now) const;
-    void delete_unwanted(const std::vector<quota::DesiredObject>& desired, const Observed& observed, CycleReport& report);
+    bool may_write_queue(const std::string& group, const std::map<std::string, bool>& kube_written,
+                         quota::Instant now) const;
+    void delete_unwanted(const std::vector<quota::DesiredObject>& desired, const Observed& observed,
+                         CycleReport& report);
     std::string queue_path(const quota::QuotaGroup& group) const;
 
     quota::BridgeConfig config_;

@@ -121,7 +121,10 @@ void write_job_request(job_desc_msg_t& desc, const JobRequest& before, const Job
     if (is_changed(Field::time)) desc.time_limit = minutes_of(after.time);
     if (is_changed(Field::nodes)) desc.min_nodes = desc.max_nodes = after.nodes.value_or(NO_VAL);  // like --nodes=N
     if (is_changed(Field::ntasks_per_node))
-        desc.ntasks_per_node = after.ntasks_per_node ? static_cast<std::uint16_t>(std::min<std::uint32_t>(*after.ntasks_per_node, NO_VAL16 - 1)) : NO_VAL16;
+        desc.ntasks_per_node =
+            after.ntasks_per_node
+                ? static_cast<std::uint16_t>(std::min<std::uint32_t>(*after.ntasks_per_node, NO_VAL16 - 1))
+                : NO_VAL16;
     if (is_changed(Field::gpus)) set_gpus(desc.tres_per_job, after.gpus);
     if (is_changed(Field::gpus_per_node)) set_gpus(desc.tres_per_node, after.gpus_per_node);
     if (is_changed(Field::gpus_per_task)) set_gpus(desc.tres_per_task, after.gpus_per_task);
@@ -140,7 +143,8 @@ std::optional<std::string> spank_env_value(const job_desc_msg_t& desc, const std
     return value;
 }
 
-static void set_env_entry(char**& array, std::uint32_t& size, const std::string& name, const std::optional<std::string>& value) {
+static void set_env_entry(char**& array, std::uint32_t& size, const std::string& name,
+                          const std::optional<std::string>& value) {
     std::uint32_t kept = 0;
     for (std::uint32_t i = 0; array && i < size; ++i) {
         if (is_entry_of(array[i], name)) xfree(array[i]);

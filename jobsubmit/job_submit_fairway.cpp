@@ -13,8 +13,8 @@
 
 extern "C" {
 #include "slurm/slurm_errno.h"
-#include "src/common/slurm_xlator.h"
 #include "src/common/assoc_mgr.h"
+#include "src/common/slurm_xlator.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 }
@@ -40,10 +40,13 @@ std::string slurm_conf_path() { return slurm_conf.slurm_conf ? slurm_conf.slurm_
 std::unique_ptr<PluginContext> make_context() {
     auto made = std::make_unique<PluginContext>();
     const char* override_path = std::getenv("FAIRWAY_PRESETS_CONF");
-    made->config_path = override_path && *override_path ? override_path : presets::site_config_path_for(slurm_conf_path());
-    std::string plugstack = slurm_conf.plugstack ? slurm_conf.plugstack
-                                                 : slurm_conf_path().substr(0, slurm_conf_path().rfind('/') + 1) + "plugstack.conf";
-    made->default_presets_dir = presets::presets_dir_from_plugstack_file(plugstack).value_or(presets::kDefaultPresetsDir);
+    made->config_path =
+        override_path && *override_path ? override_path : presets::site_config_path_for(slurm_conf_path());
+    std::string plugstack = slurm_conf.plugstack
+                                ? slurm_conf.plugstack
+                                : slurm_conf_path().substr(0, slurm_conf_path().rfind('/') + 1) + "plugstack.conf";
+    made->default_presets_dir =
+        presets::presets_dir_from_plugstack_file(plugstack).value_or(presets::kDefaultPresetsDir);
     made->cache = std::make_unique<presets::SitePresetsCache>(made->config_path, made->default_presets_dir);
     return made;
 }
@@ -52,8 +55,7 @@ void log_site(const presets::SitePresets& site) {
     if (site.ok())
         info("%s: %zu presets from %s (config %s)", kLogPrefix, site.catalog.presets().size(),
              site.config.presets_dir.c_str(), context->config_path.c_str());
-    else
-        error("%s: site presets unusable: %s", kLogPrefix, site.load_error.c_str());
+    else error("%s: site presets unusable: %s", kLogPrefix, site.load_error.c_str());
 }
 
 // The job's account, lowercased as slurmctld will store it; the user's default when none is given.

@@ -19,8 +19,8 @@
 #include "priority/limits_usage.h"
 #include "priority/periodic_thread.h"
 #include "priority/settings.h"
-#include "priority/usage_recovery.h"
 #include "priority/slurmctld_symbols.h"
+#include "priority/usage_recovery.h"
 
 namespace fairway::priority {
 
@@ -45,8 +45,8 @@ private:
         std::shared_ptr<const fairshare::AssociationTree> tree;
         std::vector<fairshare::AssocId> reset_by_admin;
         std::vector<fairshare::QosId> qos_reset_by_admin;
-        std::optional<std::vector<fairshare::QosId>> existing_qos;   // ascending
-        std::uint64_t association_inputs = 0;   // AssociationScan::priority_inputs
+        std::optional<std::vector<fairshare::QosId>> existing_qos;  // ascending
+        std::uint64_t association_inputs = 0;                       // AssociationScan::priority_inputs
     };
 
     std::shared_ptr<const Settings> current_settings();
@@ -58,32 +58,32 @@ private:
     void run_pass();
     // job_list's content, valid under the job write lock.
     struct JobsByState {
-        std::vector<job_record_t*> pending;   // pending and not completing: priorities only
-        std::vector<job_record_t*> others;    // may accrue usage (may_accrue_usage)
+        std::vector<job_record_t*> pending;  // pending and not completing: priorities only
+        std::vector<job_record_t*> others;   // may accrue usage (may_accrue_usage)
     };
 
     // Where a pass's CPU time went, in milliseconds per step, for DebugFlags=Priority; pass thread only.
     struct StepTimes {
-        double usage = 0;        // steps 2 and 3: the usage collected and charged
-        double fair_share = 0;   // step 4: fair-share computed and published
-        double limits = 0;       // step 4: the usage that limits read, published; the inputs fingerprinted
-        double walk = 0;         // step 5
-        double state = 0;        // step 6
+        double usage = 0;       // steps 2 and 3: the usage collected and charged
+        double fair_share = 0;  // step 4: fair-share computed and published
+        double limits = 0;      // step 4: the usage that limits read, published; the inputs fingerprinted
+        double walk = 0;        // step 5
+        double state = 0;       // step 6
     };
 
     // What a walk over the jobs did.
     struct Walk {
-        size_t given = 0;           // jobs given to recompute
-        int changed = 0;            // priorities changed
-        bool complete = true;       // every job given was visited (no walk stopped early)
-        bool all_jobs = true;       // it was given every job, not only those due (age_calendar_)
+        size_t given = 0;      // jobs given to recompute
+        int changed = 0;       // priorities changed
+        bool complete = true;  // every job given was visited (no walk stopped early)
+        bool all_jobs = true;  // it was given every job, not only those due (age_calendar_)
     };
     // What the last walk depended on (walk_memo.h); pass thread only, under the job write lock.
     struct RememberedWalk {
         fairshare::LastWalk walk;
-        std::vector<uint32_t> may_accrue;   // ids of the jobs that still accrue usage (accrues_after_this_pass)
-        std::shared_ptr<const fairshare::FairShareResult> fair_share;   // the factors it used
-        std::shared_ptr<const Settings> settings;   // held, so that no later Settings reuses its address
+        std::vector<uint32_t> may_accrue;  // ids of the jobs that still accrue usage (accrues_after_this_pass)
+        std::shared_ptr<const fairshare::FairShareResult> fair_share;  // the factors it used
+        std::shared_ptr<const Settings> settings;  // held, so that no later Settings reuses its address
     };
 
     // Steps of a pass (calc_pass.cpp).
@@ -123,10 +123,10 @@ private:
     bool in_slurmctld_ = false;
     bool with_accounting_ = false;
     uint16_t client_dampening_ = 1;
-    JobChargeTracker charges_;   // guarded by slurmctld's job write lock
-    std::string last_saved_to_;  // where the pass thread last wrote the state file; pass thread only
-    time_t accounting_complete_at_ = 0;   // last time nothing was queued for slurmdbd; pass thread only
-    std::shared_ptr<const fairshare::AssociationTree> hierarchy_;   // the last pass's; pass thread only
+    JobChargeTracker charges_;           // guarded by slurmctld's job write lock
+    std::string last_saved_to_;          // where the pass thread last wrote the state file; pass thread only
+    time_t accounting_complete_at_ = 0;  // last time nothing was queued for slurmdbd; pass thread only
+    std::shared_ptr<const fairshare::AssociationTree> hierarchy_;  // the last pass's; pass thread only
     std::optional<RememberedWalk> last_walk_;
     // When the walked jobs' priorities next change by aging alone; under the job write lock. Filled
     // by a walk over all jobs, drawn from and topped up by one over those due, and by
@@ -136,21 +136,21 @@ private:
     // which sprio's listing brings forward to this time. Written under the job write lock, read
     // under the job read lock.
     time_t ages_as_of_ = 0;
-    LimitsPublisher limits_;     // pass thread only
-    StepTimes step_times_;       // the current pass's; pass thread only
+    LimitsPublisher limits_;  // pass thread only
+    StepTimes step_times_;    // the current pass's; pass thread only
     PeriodicThread thread_;
 
-    std::mutex state_mutex_;     // guards everything below
+    std::mutex state_mutex_;  // guards everything below
     std::shared_ptr<const Settings> settings_;
     std::shared_ptr<const fairshare::FairShareResult> fair_share_;
     std::optional<fairshare::UsageBook> book_;
-    time_t last_pass_ = 0;                    // time the book was last advanced to
-    bool book_changed_ = true;                // charged or forgotten since the state file was last written
-    bool rebuild_pending_ = false;            // rebuild the book from accounting at the next pass
-    bool rebuilt_provisionally_ = false;      // the last rebuild lacked what was queued for slurmdbd: not saved,
-                                              // rebuilt again once that is stored
-    bool usage_known_ = false;                // book_ came from the state file or a rebuild
-    std::optional<fairshare::RebuildCoverage> rebuilt_;   // set by a rebuild; tells charges_ where usage starts
+    time_t last_pass_ = 0;                // time the book was last advanced to
+    bool book_changed_ = true;            // charged or forgotten since the state file was last written
+    bool rebuild_pending_ = false;        // rebuild the book from accounting at the next pass
+    bool rebuilt_provisionally_ = false;  // the last rebuild lacked what was queued for slurmdbd: not saved,
+                                          // rebuilt again once that is stored
+    bool usage_known_ = false;            // book_ came from the state file or a rebuild
+    std::optional<fairshare::RebuildCoverage> rebuilt_;  // set by a rebuild; tells charges_ where usage starts
     bool gpu_billing_checked_ = false;
 };
 

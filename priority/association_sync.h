@@ -40,8 +40,7 @@ struct AssociationScan {
 // usage record), node i of the scan's hierarchy (or of `known`, when it is unchanged) being
 // association i. `known` is the last pass's tree, or null.
 AssociationScan scan_associations(std::vector<slurmdb_assoc_rec_t*>& associations,
-                                  const fairshare::AssociationTree* known,
-                                  const fairshare::FairShareResult* published);
+                                  const fairshare::AssociationTree* known, const fairshare::FairShareResult* published);
 
 // Writes usage_raw, usage_norm, usage_efctv, shares_norm, fs_factor and level_fs of association i
 // from figure i of `result`, which was computed from the tree of scan_associations(associations), so

@@ -32,13 +32,9 @@
 namespace fairway::priority {
 namespace {
 
-fairshare::TimePoint time_point(time_t t)
-{
-    return fairshare::TimePoint{Seconds{t}};
-}
+fairshare::TimePoint time_point(time_t t) { return fairshare::TimePoint{Seconds{t}}; }
 
-double elapsed_ms(std::chrono::steady_clock::time_point since)
-{
+double elapsed_ms(std::chrono::steady_clock::time_point since) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
 }
 
@@ -46,8 +42,7 @@ double elapsed_ms(std::chrono::steady_clock::time_point since)
 // time, because a step's wall time also holds the waits for locks and for the disk.
 class LapClock {
 public:
-    double lap()
-    {
+    double lap() {
         const double now = thread_cpu_ms();
         const double ms = now - last_;
         last_ = now;
@@ -55,8 +50,7 @@ public:
     }
 
 private:
-    static double thread_cpu_ms()
-    {
+    static double thread_cpu_ms() {
         timespec t{};
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
         return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
@@ -67,8 +61,7 @@ private:
 
 }  // namespace
 
-void Adapter::run_pass()
-{
+void Adapter::run_pass() {
     try {
         const auto started = std::chrono::steady_clock::now();
         const time_t now = time(nullptr);
@@ -78,11 +71,13 @@ void Adapter::run_pass()
             gpu_billing_checked_ = true;
         }
         if (with_accounting_) {
-            const time_t complete_until = accounting_complete_until(*symbols_.acct_db_conn, now, accounting_complete_at_);
+            const time_t complete_until =
+                accounting_complete_until(*symbols_.acct_db_conn, now, accounting_complete_at_);
             rebuild_if_needed(*settings, complete_until, now);
         }
         if (usage_unknown()) {
-            log_flag(PRIO, "priority/fairway: pass skipped: the usage is not known until it is rebuilt from accounting");
+            log_flag(PRIO,
+                     "priority/fairway: pass skipped: the usage is not known until it is rebuilt from accounting");
             return;
         }
         CollectedUsage usage;
@@ -99,31 +94,31 @@ void Adapter::run_pass()
     }
 }
 
-void Adapter::log_pass(const CollectedUsage& usage, const std::optional<Walk>& walk, double total_ms) const
-{
+void Adapter::log_pass(const CollectedUsage& usage, const std::optional<Walk>& walk, double total_ms) const {
     const StepTimes& t = step_times_;
     if (walk)
-        log_flag(PRIO, "priority/fairway: pass charged %zu jobs, %s (%zu), changed %d priorities in %.3f ms "
+        log_flag(PRIO,
+                 "priority/fairway: pass charged %zu jobs, %s (%zu), changed %d priorities in %.3f ms "
                  "(CPU ms: usage %.3f, fair-share %.3f, limits %.3f, walk %.3f, state %.3f)",
-                 usage.charges.size(), walk->all_jobs ? "walked all jobs" : "walked the jobs due by age",
-                 walk->given, walk->changed, total_ms, t.usage, t.fair_share, t.limits, t.walk, t.state);
+                 usage.charges.size(), walk->all_jobs ? "walked all jobs" : "walked the jobs due by age", walk->given,
+                 walk->changed, total_ms, t.usage, t.fair_share, t.limits, t.walk, t.state);
     else
-        log_flag(PRIO, "priority/fairway: pass charged %zu jobs, skipped the job walk (nothing changed) in %.3f ms "
+        log_flag(PRIO,
+                 "priority/fairway: pass charged %zu jobs, skipped the job walk (nothing changed) in %.3f ms "
                  "(CPU ms: usage %.3f, fair-share %.3f, limits %.3f, state %.3f)",
                  usage.charges.size(), total_ms, t.usage, t.fair_share, t.limits, t.state);
 }
 
 // Steps 2 to 5; returns what the walk did (none: it was skipped) and leaves what was collected in
 // `usage`.
-std::optional<Adapter::Walk> Adapter::charge_and_reprioritize(const Settings& settings, time_t now, CollectedUsage& usage)
-{
+std::optional<Adapter::Walk> Adapter::charge_and_reprioritize(const Settings& settings, time_t now,
+                                                              CollectedUsage& usage) {
     SlurmctldLock locks(symbols_, {.job = WRITE_LOCK, .part = READ_LOCK});
     LapClock steps;
     const fairshare::WalkStamp seen = job_side_stamp();
     JobsByState jobs;
     const bool no_job_started = jobs_of_last_walk_that_may_accrue(seen, now, jobs.others);
-    if (!no_job_started)
-        jobs = jobs_by_state(*symbols_.job_list);
+    if (!no_job_started) jobs = jobs_by_state(*symbols_.job_list);
     std::uint64_t association_inputs = 0;
     {
         // One hold from the copy of the association pointers to the publishing (see association_sync.h).
@@ -146,20 +141,17 @@ std::optional<Adapter::Walk> Adapter::charge_and_reprioritize(const Settings& se
 }
 
 std::optional<Adapter::Walk> Adapter::plan_and_walk(JobsByState& jobs, bool no_job_started,
-                                                    const fairshare::WalkStamp& seen,
-                                                    std::uint64_t association_inputs, time_t now)
-{
+                                                    const fairshare::WalkStamp& seen, std::uint64_t association_inputs,
+                                                    time_t now) {
     Walk walk;
     switch (no_job_started ? plan_walk(seen, association_inputs, now) : fairshare::WalkPlan::all_jobs) {
-    case fairshare::WalkPlan::none:
-        return std::nullopt;
-    case fairshare::WalkPlan::due_jobs:
-        walk = reprioritize_due_jobs(now);
-        break;
+    case fairshare::WalkPlan::none: return std::nullopt;
+    case fairshare::WalkPlan::due_jobs: walk = reprioritize_due_jobs(now); break;
     case fairshare::WalkPlan::all_jobs:
         // With no job started, charging needed no job list: the walk reads each job's state itself.
-        walk = no_job_started ? reprioritize_jobs({list_items<job_record_t>(*symbols_.job_list, "job list copy"), {}}, now)
-                              : reprioritize_jobs(jobs, now);
+        walk = no_job_started
+                   ? reprioritize_jobs({list_items<job_record_t>(*symbols_.job_list, "job list copy"), {}}, now)
+                   : reprioritize_jobs(jobs, now);
         break;
     }
     remember_walk(seen, association_inputs, walk, jobs.others);
@@ -170,8 +162,7 @@ std::optional<Adapter::Walk> Adapter::plan_and_walk(JobsByState& jobs, bool no_j
 // requeued while completing) are the only ones that can accrue usage. The list's nodes are chased
 // once, for their pointers; the jobs' states are then read with the records of the jobs ahead
 // already asked for, so their misses overlap.
-Adapter::JobsByState Adapter::jobs_by_state(List job_list)
-{
+Adapter::JobsByState Adapter::jobs_by_state(List job_list) {
     struct StatePrefetcher {
         void record(const job_record_t* job) const { prefetch(&job->job_state); }
         void dependents(const job_record_t*) const {}
@@ -179,16 +170,14 @@ Adapter::JobsByState Adapter::jobs_by_state(List job_list)
     const std::vector<job_record_t*> all = list_items<job_record_t>(job_list, "job list copy");
     JobsByState jobs;
     jobs.pending.reserve(all.size());
-    visit_prefetching(all, "job states", StatePrefetcher{}, [&](job_record_t* job) {
-        (may_accrue_usage(job) ? jobs.others : jobs.pending).push_back(job);
-    });
+    visit_prefetching(all, "job states", StatePrefetcher{},
+                      [&](job_record_t* job) { (may_accrue_usage(job) ? jobs.others : jobs.pending).push_back(job); });
     return jobs;
 }
 
 // Leaves in `associations` those of the hierarchy (scan_associations).
 Adapter::CollectedUsage Adapter::collect_usage(const std::vector<job_record_t*>& jobs,
-                                               std::vector<slurmdb_assoc_rec_t*>& associations, time_t now)
-{
+                                               std::vector<slurmdb_assoc_rec_t*>& associations, time_t now) {
     time_t last_pass;
     std::optional<fairshare::RebuildCoverage> rebuilt;
     {
@@ -197,12 +186,9 @@ Adapter::CollectedUsage Adapter::collect_usage(const std::vector<job_record_t*>&
         rebuilt.swap(rebuilt_);
     }
     CollectedUsage usage;
-    if (rebuilt)
-        charges_.reset(std::move(*rebuilt));
-    if (with_accounting_)
-        usage.charges = charges_.collect(jobs, now, last_pass, symbols_);
-    if (!with_accounting_ || !assoc_mgr_root_assoc)
-        return usage;
+    if (rebuilt) charges_.reset(std::move(*rebuilt));
+    if (with_accounting_) usage.charges = charges_.collect(jobs, now, last_pass, symbols_);
+    if (!with_accounting_ || !assoc_mgr_root_assoc) return usage;
     usage.qos_reset_by_admin = limits_.qos_reset_by_admin();
     usage.existing_qos = LimitsPublisher::existing_qos();
     try {
@@ -219,11 +205,9 @@ Adapter::CollectedUsage Adapter::collect_usage(const std::vector<job_record_t*>&
     return usage;
 }
 
-std::optional<fairshare::AssociationTree> Adapter::charge_and_advance(const CollectedUsage& usage, time_t now)
-{
+std::optional<fairshare::AssociationTree> Adapter::charge_and_advance(const CollectedUsage& usage, time_t now) {
     std::lock_guard<std::mutex> lock(state_mutex_);
-    if (!book_)
-        return std::nullopt;
+    if (!book_) return std::nullopt;
     forget_reset_usage(usage);
     forget_removed_records(usage);
     book_changed_ = book_changed_ || !usage.charges.empty();
@@ -236,14 +220,12 @@ std::optional<fairshare::AssociationTree> Adapter::charge_and_advance(const Coll
     }
     book_->advance(time_point(now));
     last_pass_ = now;
-    if (!usage.tree)
-        return std::nullopt;
+    if (!usage.tree) return std::nullopt;
     return usage.tree->with_usage(book_->fair_share_usage(), time_point(now));
 }
 
 // Caller holds state_mutex_ (as for the two below).
-void Adapter::forget_reset_usage(const CollectedUsage& usage)
-{
+void Adapter::forget_reset_usage(const CollectedUsage& usage) {
     for (const fairshare::AssocId id : usage.reset_by_admin) {
         info("priority/fairway: RawUsage of association %u was reset; forgetting its usage", id);
         forget(fairshare::Owner::association, id);
@@ -257,28 +239,24 @@ void Adapter::forget_reset_usage(const CollectedUsage& usage)
 // A removed association or QOS loses its usage, as it does under multifactor (whose usage lives in
 // the record): sacctmgr revives a removed record with its old id when it is added again, and it
 // starts from zero then.
-void Adapter::forget_removed_records(const CollectedUsage& usage)
-{
+void Adapter::forget_removed_records(const CollectedUsage& usage) {
     if (usage.tree) {
         for (const fairshare::AssocId id : book_->ids(fairshare::Owner::association)) {
-            if (usage.tree->index_of(id))
-                continue;
+            if (usage.tree->index_of(id)) continue;
             info("priority/fairway: association %u was removed; forgetting its usage", id);
             forget(fairshare::Owner::association, id);
         }
     }
     if (usage.existing_qos) {
         for (const fairshare::QosId id : book_->ids(fairshare::Owner::qos)) {
-            if (std::binary_search(usage.existing_qos->begin(), usage.existing_qos->end(), id))
-                continue;
+            if (std::binary_search(usage.existing_qos->begin(), usage.existing_qos->end(), id)) continue;
             info("priority/fairway: QOS %u was removed; forgetting its usage", id);
             forget(fairshare::Owner::qos, id);
         }
     }
 }
 
-void Adapter::forget(fairshare::Owner owner, std::uint32_t id)
-{
+void Adapter::forget(fairshare::Owner owner, std::uint32_t id) {
     book_->forget(owner, id);
     book_changed_ = true;
 }
@@ -289,42 +267,36 @@ void Adapter::forget(fairshare::Owner owner, std::uint32_t id)
 // from its start), so the pass only moves the file's modification time: the sign of each pass
 // that the cluster tests, and an admin, go by. A file that is gone, or one this process has not
 // written yet, is written in full.
-void Adapter::save_state_if_due()
-{
+void Adapter::save_state_if_due() {
     bool changed;
     {
         std::lock_guard<std::mutex> lock(state_mutex_);
         changed = book_changed_;
     }
     const auto settings = current_settings();
-    if (!changed && last_saved_to_ == settings->state_file && touch_file(settings->state_file))
-        return;
+    if (!changed && last_saved_to_ == settings->state_file && touch_file(settings->state_file)) return;
     save_state();
     last_saved_to_ = settings->state_file;
 }
 
 void Adapter::publish(const Settings& settings, const fairshare::AssociationTree& tree,
-                      const std::vector<slurmdb_assoc_rec_t*>& associations)
-{
-    auto result = std::make_shared<const fairshare::FairShareResult>(
-        fairshare::compute_fair_share(tree, settings.fair_share));
+                      const std::vector<slurmdb_assoc_rec_t*>& associations) {
+    auto result =
+        std::make_shared<const fairshare::FairShareResult>(fairshare::compute_fair_share(tree, settings.fair_share));
     publish_fair_share(associations, *result);
     std::lock_guard<std::mutex> lock(state_mutex_);
     fair_share_ = std::move(result);
 }
 
 void Adapter::publish_limits(const std::shared_ptr<const fairshare::AssociationTree>& hierarchy,
-                             const std::vector<slurmdb_assoc_rec_t*>& associations, time_t now)
-{
+                             const std::vector<slurmdb_assoc_rec_t*>& associations, time_t now) {
     std::lock_guard<std::mutex> lock(state_mutex_);
-    if (book_)
-        limits_.publish(*book_, hierarchy, associations, time_point(now));
+    if (book_) limits_.publish(*book_, hierarchy, associations, time_point(now));
 }
 
 // Every job: `pending`, then `others` (or all in `pending`: the walk recomputes only the jobs the
 // prioritizer wants, pending ones, and running ones with CALCULATE_RUNNING).
-Adapter::Walk Adapter::reprioritize_jobs(const JobsByState& jobs, time_t now)
-{
+Adapter::Walk Adapter::reprioritize_jobs(const JobsByState& jobs, time_t now) {
     age_calendar_.clear();
     Walk walk = reprioritize(jobs.pending, jobs.others, now);
     walk.all_jobs = true;
@@ -334,15 +306,13 @@ Adapter::Walk Adapter::reprioritize_jobs(const JobsByState& jobs, time_t now)
 // Only the jobs whose priority aging has changed since the last walk; the jobs that are gone or
 // no longer pending are not found, or not wanted, and drop out of the calendar. A job filed again
 // when slurmctld asked for its priority may be due twice: it is recomputed once.
-Adapter::Walk Adapter::reprioritize_due_jobs(time_t now)
-{
+Adapter::Walk Adapter::reprioritize_due_jobs(time_t now) {
     std::vector<uint32_t> ids = age_calendar_.take_due(time_point(now));
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     std::vector<job_record_t*> due;
     for (const uint32_t id : ids) {
-        if (job_record_t* job = symbols_.find_job(id))
-            due.push_back(job);
+        if (job_record_t* job = symbols_.find_job(id)) due.push_back(job);
     }
     Walk walk = reprioritize(due, {}, now);
     walk.all_jobs = false;
@@ -351,8 +321,7 @@ Adapter::Walk Adapter::reprioritize_due_jobs(time_t now)
 
 // Recomputes the jobs given, adding each to the calendar again while aging can change it.
 Adapter::Walk Adapter::reprioritize(const std::vector<job_record_t*>& first, const std::vector<job_record_t*>& second,
-                                    time_t now)
-{
+                                    time_t now) {
     JobPrioritizer prioritizer(current_settings(), current_fair_share(), symbols_);
     // Lets a site_factor plugin refresh its values first, as multifactor does.
     site_factor_g_update();
@@ -369,20 +338,14 @@ Adapter::Walk Adapter::reprioritize(const std::vector<job_record_t*>& first, con
     complete = visit_prefetching(second, "priority walk", prioritizer.prefetcher(), update) && complete;
     ages_as_of_ = now;
     // Only a real change makes the schedulers rebuild their queues.
-    if (changed)
-        mark_jobs_updated();
+    if (changed) mark_jobs_updated();
     return Walk{.given = first.size() + second.size(), .changed = changed, .complete = complete};
 }
 
-void Adapter::mark_jobs_updated()
-{
-    *symbols_.last_job_update = time(nullptr);
-}
+void Adapter::mark_jobs_updated() { *symbols_.last_job_update = time(nullptr); }
 
-void Adapter::warn_if_gpus_unbilled()
-{
-    if (!xstrcasestr(slurm_conf.gres_plugins, "gpu"))
-        return;
+void Adapter::warn_if_gpus_unbilled() {
+    if (!xstrcasestr(slurm_conf.gres_plugins, "gpu")) return;
     slurmdb_tres_rec_t gpu = {};
     gpu.type = const_cast<char*>("gres");
     gpu.name = const_cast<char*>("gpu");
@@ -396,10 +359,12 @@ void Adapter::warn_if_gpus_unbilled()
         list_iterator_destroy(it);
     }
     if (!billed)
-        info("priority/fairway: warning: GPUs carry no billing weight (%s), so GPU jobs are charged only for their "
-                "CPUs; add gres/gpu to AccountingStorageTRES and a weight to the partitions' TRESBillingWeights, "
-                "e.g. TRESBillingWeights=\"CPU=1.0,GRES/gpu=8.0\"",
-                position < 0 ? "gres/gpu is not in AccountingStorageTRES" : "no partition's TRESBillingWeights has GRES/gpu");
+        info(
+            "priority/fairway: warning: GPUs carry no billing weight (%s), so GPU jobs are charged only for their "
+            "CPUs; add gres/gpu to AccountingStorageTRES and a weight to the partitions' TRESBillingWeights, "
+            "e.g. TRESBillingWeights=\"CPU=1.0,GRES/gpu=8.0\"",
+            position < 0 ? "gres/gpu is not in AccountingStorageTRES"
+                         : "no partition's TRESBillingWeights has GRES/gpu");
 }
 
 }  // namespace fairway::priority

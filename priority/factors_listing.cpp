@@ -11,35 +11,28 @@ namespace fairway::priority {
 namespace {
 
 template <typename T>
-bool list_holds(List list, T wanted)
-{
-    if (!list)
-        return true;  // no filter
+bool list_holds(List list, T wanted) {
+    if (!list) return true;  // no filter
     ListIterator it = list_iterator_create(list);
     bool found = false;
-    while (auto* item = static_cast<T*>(list_next(it)))
-        found = found || *item == wanted;
+    while (auto* item = static_cast<T*>(list_next(it))) found = found || *item == wanted;
     list_iterator_destroy(it);
     return found;
 }
 
-bool partition_wanted(List wanted, part_record_t* partition)
-{
-    if (!wanted)
-        return true;
-    return list_find_first(wanted, [](void* item, void* key) { return item == key ? 1 : 0; }, partition);
+bool partition_wanted(List wanted, part_record_t* partition) {
+    if (!wanted) return true;
+    return list_find_first(
+        wanted, [](void* item, void* key) { return item == key ? 1 : 0; }, partition);
 }
 
-List partitions_named(const char* names, const SlurmctldSymbols& symbols)
-{
-    if (!names)
-        return nullptr;
+List partitions_named(const char* names, const SlurmctldSymbols& symbols) {
+    if (!names) return nullptr;
     List found = list_create(nullptr);
     char* copy = xstrdup(names);
     char* save = nullptr;
     for (char* name = strtok_r(copy, ",", &save); name; name = strtok_r(nullptr, ",", &save)) {
-        if (part_record_t* partition = symbols.find_part(name))
-            list_append(found, partition);
+        if (part_record_t* partition = symbols.find_part(name)) list_append(found, partition);
     }
     xfree(copy);
     return found;
@@ -52,22 +45,19 @@ List partitions_named(const char* names, const SlurmctldSymbols& symbols)
 // factor only grows.
 struct AgesAsOf {
     const fairshare::PriorityConfig& config;
-    time_t when;   // the last walk; 0: none since slurmctld started, so the stored ones are current
+    time_t when;  // the last walk; 0: none since slurmctld started, so the stored ones are current
 
-    void bring_forward(const job_record_t* job, priority_factors_object_t* factors) const
-    {
-        if (!when || !job->details)
-            return;
+    void bring_forward(const job_record_t* job, priority_factors_object_t* factors) const {
+        if (!when || !job->details) return;
         std::optional<fairshare::TimePoint> accrue;
-        if (job->details->accrue_time)
-            accrue = fairshare::TimePoint{Seconds{job->details->accrue_time}};
-        const double age = fairshare::age_factor(config, accrue, fairshare::TimePoint{Seconds{when}}) * config.weights.age;
+        if (job->details->accrue_time) accrue = fairshare::TimePoint{Seconds{job->details->accrue_time}};
+        const double age =
+            fairshare::age_factor(config, accrue, fairshare::TimePoint{Seconds{when}}) * config.weights.age;
         factors->priority_age = std::max(factors->priority_age, age);
     }
 };
 
-priority_factors_object_t* factors_of(job_record_t* job, part_record_t* partition, const AgesAsOf& ages)
-{
+priority_factors_object_t* factors_of(job_record_t* job, part_record_t* partition, const AgesAsOf& ages) {
     auto* factors = static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
     if (job->direct_set_prio) {
         factors->direct_prio = job->priority;
@@ -84,8 +74,7 @@ priority_factors_object_t* factors_of(job_record_t* job, part_record_t* partitio
 // One entry for a single-partition job; one per wanted partition for a multi-partition job, whose
 // partition and TRES factors differ by partition.
 void append_factors(job_record_t* job, List wanted_partitions, JobPrioritizer& prioritizer, const AgesAsOf& ages,
-                    time_t now, List out)
-{
+                    time_t now, List out) {
     if (!job->part_ptr_list) {
         if (job->part_ptr && partition_wanted(wanted_partitions, job->part_ptr))
             list_append(out, factors_of(job, job->part_ptr, ages));
@@ -93,8 +82,7 @@ void append_factors(job_record_t* job, List wanted_partitions, JobPrioritizer& p
     }
     ListIterator parts = list_iterator_create(job->part_ptr_list);
     while (auto* partition = static_cast<part_record_t*>(list_next(parts))) {
-        if (!partition_wanted(wanted_partitions, partition))
-            continue;
+        if (!partition_wanted(wanted_partitions, partition)) continue;
         priority_factors_object_t* factors = factors_of(job, partition, ages);
         AssocMgrLock assoc({.assoc = READ_LOCK, .qos = READ_LOCK});
         prioritizer.factors_in_partition(job, partition, now, factors);
@@ -105,19 +93,15 @@ void append_factors(job_record_t* job, List wanted_partitions, JobPrioritizer& p
 
 }  // namespace
 
-bool Adapter::may_see_job(const job_record_t* job, uid_t uid) const
-{
-    if (!(slurm_conf.private_data & PRIVATE_DATA_JOBS) || job->user_id == uid || symbols_.is_operator(uid))
-        return true;
-    if (slurm_mcs_get_privatedata() == 1)
-        return mcs_g_check_mcs_label(uid, job->mcs_label, false) == 0;
+bool Adapter::may_see_job(const job_record_t* job, uid_t uid) const {
+    if (!(slurm_conf.private_data & PRIVATE_DATA_JOBS) || job->user_id == uid || symbols_.is_operator(uid)) return true;
+    if (slurm_mcs_get_privatedata() == 1) return mcs_g_check_mcs_label(uid, job->mcs_label, false) == 0;
     return assoc_mgr_is_user_acct_coord(*symbols_.acct_db_conn, uid, job->account);
 }
 
 namespace {
 
-bool listed_for_sprio(const job_record_t* job, const Settings& settings, time_t now)
-{
+bool listed_for_sprio(const job_record_t* job, const Settings& settings, time_t now) {
     if ((!IS_JOB_PENDING(job) && !settings.calculate_running) || IS_JOB_REVOKED(job) || !job->details ||
         job->priority == 0 || !job->prio_factors)
         return false;
@@ -129,8 +113,7 @@ bool listed_for_sprio(const job_record_t* job, const Settings& settings, time_t 
 // What listed_for_sprio(), the filters and factors_of() read of each job (see list_walk.h).
 struct ListingPrefetcher {
     bool accrue_always;
-    void record(const job_record_t* job) const
-    {
+    void record(const job_record_t* job) const {
         prefetch(&job->details);
         prefetch(&job->job_id);
         prefetch(&job->job_state);
@@ -138,8 +121,7 @@ struct ListingPrefetcher {
         prefetch(&job->priority);
         prefetch(&job->user_id);
     }
-    void dependents(const job_record_t* job) const
-    {
+    void dependents(const job_record_t* job) const {
         if (job->details) {
             prefetch(accrue_always ? &job->details->submit_time : &job->details->begin_time);
             prefetch(&job->details->accrue_time);
@@ -150,10 +132,8 @@ struct ListingPrefetcher {
 
 }  // namespace
 
-List Adapter::priority_factors(priority_factors_request_msg_t* request, uid_t uid)
-{
-    if (!in_slurmctld_ || !request)
-        return nullptr;
+List Adapter::priority_factors(priority_factors_request_msg_t* request, uid_t uid) {
+    if (!in_slurmctld_ || !request) return nullptr;
     const auto settings = current_settings();
     JobPrioritizer prioritizer(settings, current_fair_share(), symbols_);
     SlurmctldLock locks(symbols_, {.job = READ_LOCK, .part = READ_LOCK});
@@ -174,8 +154,7 @@ List Adapter::priority_factors(priority_factors_request_msg_t* request, uid_t ui
         }
     });
     FREE_NULL_LIST(wanted_partitions);
-    if (!list_count(out))
-        FREE_NULL_LIST(out);
+    if (!list_count(out)) FREE_NULL_LIST(out);
     return out;
 }
 

@@ -23,7 +23,7 @@ struct UsageCharge {
     fairshare::UsageOwners owners;
     fairshare::UsageRates rates;
     double seconds = 0;
-    time_t at = 0;   // end of the charged interval
+    time_t at = 0;  // end of the charged interval
 };
 
 // What one second of `job` costs on each meter. Caller holds assoc_mgr's QOS and TRES read locks.
@@ -68,7 +68,7 @@ private:
     // Job id -> the time up to which it has been charged; only jobs still running.
     std::unordered_map<uint32_t, time_t> charged_until_;
     time_t accounted_until_ = 0;
-    std::optional<fairshare::RebuildCoverage> coverage_;   // until the first collect() after a rebuild
+    std::optional<fairshare::RebuildCoverage> coverage_;  // until the first collect() after a rebuild
 };
 
 // With AccountingStorageEnforce=limits, Slurm reserves each running job's TRES x time limit x

@@ -7,30 +7,19 @@
 namespace fairway::priority {
 namespace {
 
-fairshare::TimePoint time_point(time_t t)
-{
-    return fairshare::TimePoint{Seconds{t}};
-}
+fairshare::TimePoint time_point(time_t t) { return fairshare::TimePoint{Seconds{t}}; }
 
-uint32_t job_cpus(const job_record_t* job)
-{
-    if (job->total_cpus)
-        return job->total_cpus;
-    if (job->details->max_cpus != NO_VAL)
-        return job->details->max_cpus;
+uint32_t job_cpus(const job_record_t* job) {
+    if (job->total_cpus) return job->total_cpus;
+    if (job->details->max_cpus != NO_VAL) return job->details->max_cpus;
     return job->details->min_cpus;
 }
 
 // Slurm leaves "no priority" as NO_VAL or INFINITE in association and QOS records.
-uint32_t set_or_zero(uint32_t value)
-{
-    return (value == NO_VAL || value == INFINITE) ? 0 : value;
-}
+uint32_t set_or_zero(uint32_t value) { return (value == NO_VAL || value == INFINITE) ? 0 : value; }
 
-uint64_t tres_value(const job_record_t* job, int index)
-{
-    if (job->tres_alloc_cnt && job->tres_alloc_cnt[index] != NO_CONSUME_VAL64)
-        return job->tres_alloc_cnt[index];
+uint64_t tres_value(const job_record_t* job, int index) {
+    if (job->tres_alloc_cnt && job->tres_alloc_cnt[index] != NO_CONSUME_VAL64) return job->tres_alloc_cnt[index];
     return job->tres_req_cnt ? job->tres_req_cnt[index] : 0;
 }
 
@@ -39,26 +28,21 @@ uint64_t tres_value(const job_record_t* job, int index)
 JobPrioritizer::JobPrioritizer(std::shared_ptr<const Settings> settings,
                                std::shared_ptr<const fairshare::FairShareResult> fair_share,
                                const SlurmctldSymbols& symbols)
-    : settings_(std::move(settings)), fair_share_(std::move(fair_share)), symbols_(symbols)
-{
+    : settings_(std::move(settings)), fair_share_(std::move(fair_share)), symbols_(symbols) {
     cluster_.nodes = std::max<uint32_t>(1, static_cast<uint32_t>(node_record_count));
     cluster_.cpus = std::max<uint32_t>(1, *symbols_.cluster_cpus);
     tres_count_ = settings_->priority.weights.tres.empty() ? 0 : *symbols_.tres_count;
 }
 
-bool JobPrioritizer::wants(const job_record_t* job) const
-{
-    if (job->priority == 0 || !job->details || IS_JOB_POWER_UP_NODE(job))
-        return false;
-    if (job->direct_set_prio)
-        return false;
+bool JobPrioritizer::wants(const job_record_t* job) const {
+    if (job->priority == 0 || !job->details || IS_JOB_POWER_UP_NODE(job)) return false;
+    if (job->direct_set_prio) return false;
     return IS_JOB_PENDING(job) || (settings_->calculate_running && !IS_JOB_FINISHED(job));
 }
 
 // The fields named here are the ones wants(), fill_job_facts(), fill_partition_facts() and
 // write_factors() read; several share a cache line, which costs a redundant hint, not a miss.
-void JobPrioritizer::Prefetcher::record(const job_record_t* job) const
-{
+void JobPrioritizer::Prefetcher::record(const job_record_t* job) const {
     prefetch(&job->assoc_ptr);
     prefetch(&job->details);
     prefetch(&job->job_state);
@@ -69,28 +53,23 @@ void JobPrioritizer::Prefetcher::record(const job_record_t* job) const
     prefetch(&job->site_factor);
     prefetch(&job->time_limit);
     prefetch(&job->total_cpus);
-    if (with_tres)
-        prefetch(&job->tres_req_cnt);
+    if (with_tres) prefetch(&job->tres_req_cnt);
 }
 
-void JobPrioritizer::Prefetcher::dependents(const job_record_t* job) const
-{
+void JobPrioritizer::Prefetcher::dependents(const job_record_t* job) const {
     if (const job_details* details = job->details) {
         prefetch(&details->accrue_time);
         prefetch(&details->max_cpus);
         prefetch(&details->nice);
     }
-    prefetch_whole(job->prio_factors);   // write_factors() compares it, and rarely writes
-    if (with_tres && job->tres_req_cnt)
-        prefetch(job->tres_req_cnt);
+    prefetch_whole(job->prio_factors);  // write_factors() compares it, and rarely writes
+    if (with_tres && job->tres_req_cnt) prefetch(job->tres_req_cnt);
 }
 
 // Associations lie scattered over slurmctld's heap, and a pass reads the same three facts of each
 // once per job: a miss per read. Copied into a small table they stay in cache for the whole pass.
-const JobPrioritizer::AssociationFacts& JobPrioritizer::association_facts(const slurmdb_assoc_rec_t* assoc)
-{
-    if (const AssociationFacts* known = associations_.find(assoc))
-        return *known;
+const JobPrioritizer::AssociationFacts& JobPrioritizer::association_facts(const slurmdb_assoc_rec_t* assoc) {
+    if (const AssociationFacts* known = associations_.find(assoc)) return *known;
     AssociationFacts facts;
     if (fair_share_ && settings_->priority.weights.fairshare)
         facts.fairshare_factor = fair_share_->job_factor(assoc->id);
@@ -99,12 +78,10 @@ const JobPrioritizer::AssociationFacts& JobPrioritizer::association_facts(const 
     return associations_.insert(assoc, facts);
 }
 
-void JobPrioritizer::fill_job_facts(const job_record_t* job, time_t)
-{
+void JobPrioritizer::fill_job_facts(const job_record_t* job, time_t) {
     const job_details* details = job->details;
     facts_.accrue_time.reset();
-    if (details->accrue_time)
-        facts_.accrue_time = time_point(details->accrue_time);
+    if (details->accrue_time) facts_.accrue_time = time_point(details->accrue_time);
     const AssociationFacts association = job->assoc_ptr ? association_facts(job->assoc_ptr) : AssociationFacts{};
     facts_.fairshare_factor = association.fairshare_factor;
     facts_.assoc_priority = association.priority;
@@ -112,20 +89,17 @@ void JobPrioritizer::fill_job_facts(const job_record_t* job, time_t)
     facts_.cpus = job_cpus(job);
     facts_.min_nodes = details->min_nodes;
     facts_.time_limit_minutes.reset();
-    if (job->time_limit != NO_VAL)
-        facts_.time_limit_minutes = job->time_limit;
+    if (job->time_limit != NO_VAL) facts_.time_limit_minutes = job->time_limit;
     const slurmdb_qos_rec_t* qos = job->qos_ptr;
     facts_.qos_priority = qos ? set_or_zero(qos->priority) : 0;
     facts_.qos_priority_norm = (qos && qos->usage) ? qos->usage->norm_priority : 0.0;
     facts_.site_factor = static_cast<int64_t>(job->site_factor) - NICE_OFFSET;
     facts_.nice = static_cast<int64_t>(details->nice) - NICE_OFFSET;
     facts_.tres_count.resize(tres_count_);
-    for (int i = 0; i < tres_count_; ++i)
-        facts_.tres_count[i] = tres_value(job, i);
+    for (int i = 0; i < tres_count_; ++i) facts_.tres_count[i] = tres_value(job, i);
 }
 
-void JobPrioritizer::add_partition(const part_record_t* partition)
-{
+void JobPrioritizer::add_partition(const part_record_t* partition) {
     fairshare::PartitionFacts& facts = facts_.partitions.emplace_back();
     facts.name = partition->name ? partition->name : "";
     facts.priority_job_factor = partition->priority_job_factor;
@@ -136,28 +110,23 @@ void JobPrioritizer::add_partition(const part_record_t* partition)
         facts.tres_total.assign(partition->tres_cnt, partition->tres_cnt + tres_count_);
 }
 
-void JobPrioritizer::fill_partition_facts(job_record_t* job)
-{
+void JobPrioritizer::fill_partition_facts(job_record_t* job) {
     // Most jobs in a walk share their one partition with the job before: keep its facts (the
     // partition read lock, held for the whole walk, keeps them current).
-    if (!job->part_ptr_list && job->part_ptr && job->part_ptr == facts_partition_)
-        return;
+    if (!job->part_ptr_list && job->part_ptr && job->part_ptr == facts_partition_) return;
     facts_.partitions.clear();
     facts_partition_ = job->part_ptr_list ? nullptr : job->part_ptr;
-    if (job->part_ptr)
-        add_partition(job->part_ptr);
+    if (job->part_ptr) add_partition(job->part_ptr);
     if (job->part_ptr_list) {
         // Same order as multifactor's priority_array: by partition PriorityTier.
         list_sort(job->part_ptr_list, priority_sort_part_tier);
         ListIterator it = list_iterator_create(job->part_ptr_list);
-        while (auto* partition = static_cast<part_record_t*>(list_next(it)))
-            add_partition(partition);
+        while (auto* partition = static_cast<part_record_t*>(list_next(it))) add_partition(partition);
         list_iterator_destroy(it);
     }
 }
 
-fairshare::JobPriority JobPrioritizer::compute(job_record_t* job, time_t now)
-{
+fairshare::JobPriority JobPrioritizer::compute(job_record_t* job, time_t now) {
     fill_job_facts(job, now);
     fill_partition_facts(job);
     return fairshare::compute_job_priority(settings_->priority, cluster_, facts_, time_point(now));
@@ -168,23 +137,18 @@ namespace {
 // A pass rewrites the factors of every pending job, and most are what they were: a store of an
 // equal value would still dirty the cache line, which then costs a write back to memory.
 template <typename T>
-void store_if_changed(T& field, T value)
-{
-    if (field != value)
-        field = value;
+void store_if_changed(T& field, T value) {
+    if (field != value) field = value;
 }
 
 template <typename T>
-void store_if_changed(T* fields, const std::vector<T>& values)
-{
-    if (!std::equal(values.begin(), values.end(), fields))
-        std::copy(values.begin(), values.end(), fields);
+void store_if_changed(T* fields, const std::vector<T>& values) {
+    if (!std::equal(values.begin(), values.end(), fields)) std::copy(values.begin(), values.end(), fields);
 }
 
 }  // namespace
 
-void JobPrioritizer::write_factors(job_record_t* job, const fairshare::JobPriority& priority) const
-{
+void JobPrioritizer::write_factors(job_record_t* job, const fairshare::JobPriority& priority) const {
     if (!job->prio_factors)
         job->prio_factors = static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
     priority_factors_object_t* out = job->prio_factors;
@@ -197,8 +161,7 @@ void JobPrioritizer::write_factors(job_record_t* job, const fairshare::JobPriori
     store_if_changed(out->priority_qos, weighted.qos);
     store_if_changed(out->priority_site, job->site_factor);
     store_if_changed(out->nice, job->details ? job->details->nice : static_cast<uint32_t>(NICE_OFFSET));
-    if (tres_count_ == 0 || weighted.tres.size() != static_cast<size_t>(tres_count_))
-        return;
+    if (tres_count_ == 0 || weighted.tres.size() != static_cast<size_t>(tres_count_)) return;
     if (!out->priority_tres) {
         out->priority_tres = static_cast<double*>(xcalloc(tres_count_, sizeof(double)));
         out->tres_weights = static_cast<double*>(xcalloc(tres_count_, sizeof(double)));
@@ -208,21 +171,16 @@ void JobPrioritizer::write_factors(job_record_t* job, const fairshare::JobPriori
     store_if_changed(out->tres_weights, settings_->priority.weights.tres);
 }
 
-bool JobPrioritizer::write_partition_priorities(job_record_t* job, const fairshare::JobPriority& priority) const
-{
-    if (!job->part_ptr_list)
-        return false;
+bool JobPrioritizer::write_partition_priorities(job_record_t* job, const fairshare::JobPriority& priority) const {
+    if (!job->part_ptr_list) return false;
     const size_t count = list_count(job->part_ptr_list);
     // partition_priority[0] is for job->part_ptr; the rest follow part_ptr_list's order.
-    if (priority.partition_priority.size() != count + 1)
-        return false;
-    if (!job->priority_array)
-        job->priority_array = static_cast<uint32_t*>(xcalloc(count + 1, sizeof(uint32_t)));
+    if (priority.partition_priority.size() != count + 1) return false;
+    if (!job->priority_array) job->priority_array = static_cast<uint32_t*>(xcalloc(count + 1, sizeof(uint32_t)));
     bool changed = false;
     for (size_t i = 0; i < count; ++i) {
         const uint32_t value = priority.partition_priority[i + 1];
-        if (job->priority_array[i] == value || (settings_->incr_only && job->priority_array[i] > value))
-            continue;
+        if (job->priority_array[i] == value || (settings_->incr_only && job->priority_array[i] > value)) continue;
         job->priority_array[i] = value;
         changed = true;
     }
@@ -232,18 +190,14 @@ bool JobPrioritizer::write_partition_priorities(job_record_t* job, const fairsha
 // Files the job under the time aging next changes `priority`, its priority computed at `now` (facts_
 // are still the job's), unless aging cannot change it any more.
 void JobPrioritizer::file_next_change(const job_record_t* job, const fairshare::JobPriority& priority, time_t now,
-                                      fairshare::AgeCalendar* calendar) const
-{
-    if (!calendar)
-        return;
+                                      fairshare::AgeCalendar* calendar) const {
+    if (!calendar) return;
     if (const auto due = fairshare::next_priority_change(settings_->priority, facts_, priority, time_point(now)))
         calendar->add(job->job_id, *due);
 }
 
-bool JobPrioritizer::update(job_record_t* job, time_t now, fairshare::AgeCalendar* calendar)
-{
-    if (!wants(job))
-        return false;
+bool JobPrioritizer::update(job_record_t* job, time_t now, fairshare::AgeCalendar* calendar) {
+    if (!wants(job)) return false;
     const fairshare::JobPriority priority = compute(job, now);
     file_next_change(job, priority, now, calendar);
     write_factors(job, priority);
@@ -255,12 +209,9 @@ bool JobPrioritizer::update(job_record_t* job, time_t now, fairshare::AgeCalenda
     return changed;
 }
 
-uint32_t JobPrioritizer::initial(job_record_t* job, time_t now, fairshare::AgeCalendar* calendar)
-{
-    if (job->direct_set_prio && job->priority > 0)
-        return job->priority;
-    if (!job->details)
-        return 1;
+uint32_t JobPrioritizer::initial(job_record_t* job, time_t now, fairshare::AgeCalendar* calendar) {
+    if (job->direct_set_prio && job->priority > 0) return job->priority;
+    if (!job->details) return 1;
     AssocMgrLock locks({.assoc = READ_LOCK, .qos = READ_LOCK});
     const fairshare::JobPriority priority = compute(job, now);
     file_next_change(job, priority, now, calendar);
@@ -270,8 +221,7 @@ uint32_t JobPrioritizer::initial(job_record_t* job, time_t now, fairshare::AgeCa
 }
 
 void JobPrioritizer::factors_in_partition(job_record_t* job, part_record_t* partition, time_t now,
-                                          priority_factors_object_t* out)
-{
+                                          priority_factors_object_t* out) {
     fill_job_facts(job, now);
     facts_.partitions.clear();
     facts_partition_ = nullptr;

@@ -22,8 +22,7 @@ class JobPrioritizer {
 public:
     // `fair_share` may be null (no association data yet): the fair-share factor is then 0.
     JobPrioritizer(std::shared_ptr<const Settings> settings,
-                   std::shared_ptr<const fairshare::FairShareResult> fair_share,
-                   const SlurmctldSymbols& symbols);
+                   std::shared_ptr<const fairshare::FairShareResult> fair_share, const SlurmctldSymbols& symbols);
 
     // Recomputes a pending job (or a running one with CALCULATE_RUNNING). Returns true when
     // job_ptr->priority or its priority_array changed. Held and directly set priorities are left
@@ -39,8 +38,7 @@ public:
 
     // Weighted partition and TRES factors of a multi-partition job in one of its partitions (sprio
     // shows one line per partition). Same locks as update().
-    void factors_in_partition(job_record_t* job, part_record_t* partition, time_t now,
-                              priority_factors_object_t* out);
+    void factors_in_partition(job_record_t* job, part_record_t* partition, time_t now, priority_factors_object_t* out);
 
     bool wants(const job_record_t* job) const;
 
@@ -76,8 +74,8 @@ private:
     const SlurmctldSymbols& symbols_;
     fairshare::ClusterShape cluster_;
     int tres_count_ = 0;
-    fairshare::JobFacts facts_;   // reused across jobs to avoid allocating per job
-    const part_record_t* facts_partition_ = nullptr;   // facts_.partitions is this one partition's
+    fairshare::JobFacts facts_;                       // reused across jobs to avoid allocating per job
+    const part_record_t* facts_partition_ = nullptr;  // facts_.partitions is this one partition's
     PointerTable<slurmdb_assoc_rec_t, AssociationFacts> associations_;
 };
 

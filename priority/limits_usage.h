@@ -61,8 +61,8 @@ private:
     void publish_qos(const fairshare::UsageBook& book, fairshare::TimePoint now);
 
     bool published_once_ = false;
-    std::shared_ptr<const fairshare::AssociationTree> published_tree_;   // the hierarchy last published to
-    std::vector<bool> association_nonzero_;   // per association of that hierarchy: any figure > 0
+    std::shared_ptr<const fairshare::AssociationTree> published_tree_;  // the hierarchy last published to
+    std::vector<bool> association_nonzero_;  // per association of that hierarchy: any figure > 0
     std::vector<bool> association_tres_written_;
     std::vector<bool> qos_tres_written_;
     std::unordered_map<fairshare::QosId, long double> qos_billing_published_;

@@ -19,43 +19,37 @@ namespace fairway::priority {
 // Calls visit(T*) for each element. Nothing may unwind through Slurm's C frames: an exception that
 // escapes `visit` ends the walk and is logged with `what`. Caller holds the locks the list needs.
 template <typename T, typename Visit>
-void walk_list(List list, const char* what, Visit&& visit)
-{
+void walk_list(List list, const char* what, Visit&& visit) {
     struct Context {
         Visit& visit;
         const char* what;
     } context{visit, what};
-    list_for_each(list, [](void* item, void* arg) {
-        auto& context = *static_cast<Context*>(arg);
-        try {
-            context.visit(static_cast<T*>(item));
-            return 0;
-        } catch (const std::exception& e) {
-            error("priority/fairway: %s stopped: %s", context.what, e.what());
-            return -1;
-        }
-    }, &context);
+    list_for_each(
+        list,
+        [](void* item, void* arg) {
+            auto& context = *static_cast<Context*>(arg);
+            try {
+                context.visit(static_cast<T*>(item));
+                return 0;
+            } catch (const std::exception& e) {
+                error("priority/fairway: %s stopped: %s", context.what, e.what());
+                return -1;
+            }
+        },
+        &context);
 }
 
 // Requests the cache line holding `address` (a hint: never faults, even on a bad address).
-inline void prefetch(const void* address)
-{
-    __builtin_prefetch(address, 0, 3);
-}
+inline void prefetch(const void* address) { __builtin_prefetch(address, 0, 3); }
 
 // The same for a line about to be written: it arrives owned, with no second request to upgrade it.
-inline void prefetch_for_write(const void* address)
-{
-    __builtin_prefetch(address, 1, 3);
-}
+inline void prefetch_for_write(const void* address) { __builtin_prefetch(address, 1, 3); }
 
 // Requests every cache line of *object (a small object may straddle one more line than its size
 // suggests), to read it or, with for_write, to write it.
 template <typename T>
-void prefetch_whole(const T* object, bool for_write = false)
-{
-    if (!object)
-        return;
+void prefetch_whole(const T* object, bool for_write = false) {
+    if (!object) return;
     const auto* bytes = reinterpret_cast<const char*>(object);
     for (size_t offset = 0; offset < sizeof(T); offset += 64)
         for_write ? prefetch_for_write(bytes + offset) : prefetch(bytes + offset);
@@ -65,8 +59,7 @@ void prefetch_whole(const T* object, bool for_write = false)
 // Copies the list's element pointers (one list_for_each, touching only the list's nodes). The
 // pointers stay valid only while the caller holds the locks the list needs.
 template <typename T>
-std::vector<T*> list_items(List list, const char* what)
-{
+std::vector<T*> list_items(List list, const char* what) {
     std::vector<T*> items;
     items.reserve(static_cast<size_t>(list_count(list)));
     walk_list<T>(list, what, [&](T* item) { items.push_back(item); });
@@ -82,15 +75,12 @@ inline constexpr size_t prefetch_ahead = 8;
 // once the record itself has arrived). An exception that escapes `visit` ends the walk and is
 // logged with `what`; then it returns false.
 template <size_t ahead = prefetch_ahead, typename T, typename Prefetcher, typename Visit>
-bool visit_prefetching(const std::vector<T*>& items, const char* what, const Prefetcher& prefetcher, Visit&& visit)
-{
+bool visit_prefetching(const std::vector<T*>& items, const char* what, const Prefetcher& prefetcher, Visit&& visit) {
     constexpr size_t near = ahead / 2;
     try {
         for (size_t i = 0; i < items.size(); ++i) {
-            if (i + ahead < items.size())
-                prefetcher.record(items[i + ahead]);
-            if (i + near < items.size())
-                prefetcher.dependents(items[i + near]);
+            if (i + ahead < items.size()) prefetcher.record(items[i + ahead]);
+            if (i + near < items.size()) prefetcher.dependents(items[i + near]);
             visit(items[i]);
         }
         return true;

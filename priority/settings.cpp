@@ -19,8 +19,7 @@ struct SplitParameters {
 
 // Takes the adapter's own key out of PriorityParameters; everything else goes to the core parser,
 // which rejects unknown keys.
-SplitParameters split_parameters(std::string_view text)
-{
+SplitParameters split_parameters(std::string_view text) {
     SplitParameters split;
     std::string_view rest = text;
     while (!rest.empty()) {
@@ -43,8 +42,7 @@ SplitParameters split_parameters(std::string_view text)
 
 // The core's PriorityParameters, validated (window against bucket and half-life); its errors name
 // the key and, like the adapter's own, slurm.conf.
-fairshare::FairshareParameters fairshare_parameters(std::string_view text, Seconds half_life)
-{
+fairshare::FairshareParameters fairshare_parameters(std::string_view text, Seconds half_life) {
     try {
         fairshare::FairshareParameters parameters = fairshare::parse_fairshare_parameters(text, half_life);
         parameters.ledger_config();
@@ -54,8 +52,7 @@ fairshare::FairshareParameters fairshare_parameters(std::string_view text, Secon
     }
 }
 
-fairshare::PriorityWeights read_weights(const slurm_conf_t& conf, int tres_count)
-{
+fairshare::PriorityWeights read_weights(const slurm_conf_t& conf, int tres_count) {
     fairshare::PriorityWeights weights;
     weights.age = conf.priority_weight_age;
     weights.assoc = conf.priority_weight_assoc;
@@ -74,8 +71,7 @@ fairshare::PriorityWeights read_weights(const slurm_conf_t& conf, int tres_count
     return weights;
 }
 
-fairshare::PriorityConfig read_priority_config(const slurm_conf_t& conf, int tres_count)
-{
+fairshare::PriorityConfig read_priority_config(const slurm_conf_t& conf, int tres_count) {
     fairshare::PriorityConfig config;
     config.weights = read_weights(conf, tres_count);
     config.max_age = Seconds{conf.priority_max_age};
@@ -91,33 +87,27 @@ fairshare::PriorityConfig read_priority_config(const slurm_conf_t& conf, int tre
 
 }  // namespace
 
-Settings read_settings(const slurm_conf_t& conf, int tres_count)
-{
+Settings read_settings(const slurm_conf_t& conf, int tres_count) {
     Settings settings;
     SplitParameters split = split_parameters(conf.priority_params ? conf.priority_params : "");
     settings.fairshare = fairshare_parameters(split.for_core, Seconds{conf.priority_decay_hl});
-    settings.fair_share = fairshare::fair_share_options(conf.priority_flags & PRIORITY_FLAGS_FAIR_TREE,
-                                                        conf.priority_flags & PRIORITY_FLAGS_DEPTH_OBLIVIOUS,
-                                                        conf.fs_dampening_factor);
+    settings.fair_share =
+        fairshare::fair_share_options(conf.priority_flags & PRIORITY_FLAGS_FAIR_TREE,
+                                      conf.priority_flags & PRIORITY_FLAGS_DEPTH_OBLIVIOUS, conf.fs_dampening_factor);
     settings.priority = read_priority_config(conf, tres_count);
     settings.calc_period = split.calc_period.value_or(Seconds{conf.priority_calc_period});
-    if (settings.calc_period.count() < 1)
-        settings.calc_period = Seconds{60};
+    if (settings.calc_period.count() < 1) settings.calc_period = Seconds{60};
     settings.accrue_always = conf.priority_flags & PRIORITY_FLAGS_ACCRUE_ALWAYS;
     settings.calculate_running = conf.priority_flags & PRIORITY_FLAGS_CALCULATE_RUNNING;
     settings.incr_only = conf.priority_flags & PRIORITY_FLAGS_INCR_ONLY;
-    if (conf.state_save_location)
-        settings.state_file = std::string(conf.state_save_location) + "/" + kStateFileName;
+    if (conf.state_save_location) settings.state_file = std::string(conf.state_save_location) + "/" + kStateFileName;
     return settings;
 }
 
-std::string describe(const Settings& settings)
-{
+std::string describe(const Settings& settings) {
     std::ostringstream text;
-    text << settings.fairshare.describe()
-         << " half_life=" << format_slurm_duration(settings.fairshare.half_life)
-         << " calc_period=" << settings.calc_period.count() << "s "
-         << fairshare::algorithm_name(settings.fair_share)
+    text << settings.fairshare.describe() << " half_life=" << format_slurm_duration(settings.fairshare.half_life)
+         << " calc_period=" << settings.calc_period.count() << "s " << fairshare::algorithm_name(settings.fair_share)
          << " dampening=" << settings.fair_share.dampening;
     return text.str();
 }

@@ -13,14 +13,14 @@
 namespace fairway::priority {
 
 struct Settings {
-    fairshare::FairshareParameters fairshare;   // PriorityParameters (window, bucket) + half-life
-    fairshare::FairShareOptions fair_share;     // Fair Tree or classic, FairShareDampeningFactor
-    fairshare::PriorityConfig priority;         // PriorityWeight*, PriorityMaxAge, PriorityFavorSmall
-    Seconds calc_period{300};                   // PriorityCalcPeriod (or the test-only override)
-    bool accrue_always = false;                 // PriorityFlags=ACCRUE_ALWAYS
-    bool calculate_running = false;             // PriorityFlags=CALCULATE_RUNNING
-    bool incr_only = false;                     // PriorityFlags=INCR_ONLY
-    std::string state_file;                     // StateSaveLocation/fairway_priority_state
+    fairshare::FairshareParameters fairshare;  // PriorityParameters (window, bucket) + half-life
+    fairshare::FairShareOptions fair_share;    // Fair Tree or classic, FairShareDampeningFactor
+    fairshare::PriorityConfig priority;        // PriorityWeight*, PriorityMaxAge, PriorityFavorSmall
+    Seconds calc_period{300};                  // PriorityCalcPeriod (or the test-only override)
+    bool accrue_always = false;                // PriorityFlags=ACCRUE_ALWAYS
+    bool calculate_running = false;            // PriorityFlags=CALCULATE_RUNNING
+    bool incr_only = false;                    // PriorityFlags=INCR_ONLY
+    std::string state_file;                    // StateSaveLocation/fairway_priority_state
 };
 
 // The test-only PriorityParameters key that overrides PriorityCalcPeriod (whole minutes in

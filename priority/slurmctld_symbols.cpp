@@ -6,21 +6,18 @@ namespace fairway::priority {
 namespace {
 
 template <typename T>
-void look_up(T& target, const char* name)
-{
+void look_up(T& target, const char* name) {
     target = reinterpret_cast<T>(dlsym(RTLD_DEFAULT, name));
 }
 
 }  // namespace
 
-bool SlurmctldSymbols::complete() const
-{
+bool SlurmctldSymbols::complete() const {
     return job_list && part_list && last_job_update && cluster_cpus && tres_count && acct_db_conn && lock && unlock &&
            find_part && find_job && is_operator && billable_tres;
 }
 
-SlurmctldSymbols find_slurmctld_symbols()
-{
+SlurmctldSymbols find_slurmctld_symbols() {
     SlurmctldSymbols symbols;
     look_up(symbols.job_list, "job_list");
     look_up(symbols.part_list, "part_list");
@@ -39,14 +36,10 @@ SlurmctldSymbols find_slurmctld_symbols()
 }
 
 SlurmctldLock::SlurmctldLock(const SlurmctldSymbols& symbols, slurmctld_lock_t levels)
-    : symbols_(symbols), levels_(levels)
-{
+    : symbols_(symbols), levels_(levels) {
     symbols_.lock(levels_);
 }
 
-SlurmctldLock::~SlurmctldLock()
-{
-    symbols_.unlock(levels_);
-}
+SlurmctldLock::~SlurmctldLock() { symbols_.unlock(levels_); }
 
 }  // namespace fairway::priority

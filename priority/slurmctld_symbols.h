@@ -23,7 +23,7 @@ struct SlurmctldSymbols {
     job_record_t* (*find_job)(uint32_t) = nullptr;
     bool (*is_operator)(uid_t) = nullptr;
     double (*billable_tres)(job_record_t*, time_t, bool) = nullptr;
-    const diag_stats_t* diag_stats = nullptr;   // optional: sdiag's statistics (backfill's cycles)
+    const diag_stats_t* diag_stats = nullptr;  // optional: sdiag's statistics (backfill's cycles)
 
     // True when every required symbol was found, i.e. the plugin was loaded by slurmctld.
     bool complete() const;

@@ -14,8 +14,7 @@ namespace {
 
 // How far back accounting matters: the window (plus a bucket, the edge tolerance), or for an
 // infinite window 30 half-lives (older usage weighs < 1e-9), or everything without decay.
-time_t rebuild_horizon(const fairshare::LedgerConfig& config, time_t now)
-{
+time_t rebuild_horizon(const fairshare::LedgerConfig& config, time_t now) {
     if (config.window != fairshare::kInfiniteWindow)
         return now - static_cast<time_t>((config.window + config.bucket).count());
     if (config.half_life.count() > 0)
@@ -23,12 +22,10 @@ time_t rebuild_horizon(const fairshare::LedgerConfig& config, time_t now)
     return 1;
 }
 
-std::unordered_map<uint32_t, double> qos_usage_factors()
-{
+std::unordered_map<uint32_t, double> qos_usage_factors() {
     std::unordered_map<uint32_t, double> factors;
     AssocMgrLock lock({.qos = READ_LOCK});
-    if (!assoc_mgr_qos_list)
-        return factors;
+    if (!assoc_mgr_qos_list) return factors;
     ListIterator it = list_iterator_create(assoc_mgr_qos_list);
     while (auto* qos = static_cast<slurmdb_qos_rec_t*>(list_next(it)))
         factors[qos->id] = qos->usage_factor >= 0 ? qos->usage_factor : 1.0;
@@ -38,8 +35,7 @@ std::unordered_map<uint32_t, double> qos_usage_factors()
 
 // Billing TRES the job was charged with; jobs recorded without one bill their CPUs, as Slurm
 // does when a partition has no TRESBillingWeights.
-double job_billing(const slurmdb_job_rec_t* job)
-{
+double job_billing(const slurmdb_job_rec_t* job) {
     uint64_t billing = slurmdb_find_tres_count_in_string(job->tres_alloc_str, TRES_BILLING);
     if (billing == INFINITE64 || billing == NO_VAL64)
         billing = slurmdb_find_tres_count_in_string(job->tres_alloc_str, TRES_CPU);
@@ -47,13 +43,11 @@ double job_billing(const slurmdb_job_rec_t* job)
 }
 
 // What one second of the recorded job cost on each meter (as usage_rates() for a live job).
-fairshare::UsageRates recorded_rates(const slurmdb_job_rec_t* job, double usage_factor)
-{
+fairshare::UsageRates recorded_rates(const slurmdb_job_rec_t* job, double usage_factor) {
     fairshare::UsageRates rates{job_billing(job) * usage_factor, usage_factor, {}};
     List allocated = nullptr;
     slurmdb_tres_list_from_string(&allocated, job->tres_alloc_str, TRES_STR_FLAG_NONE);
-    if (!allocated)
-        return rates;
+    if (!allocated) return rates;
     ListIterator it = list_iterator_create(allocated);
     while (auto* tres = static_cast<slurmdb_tres_rec_t*>(list_next(it))) {
         if (tres->id != TRES_ENERGY && tres->count && tres->count != NO_CONSUME_VAL64 && tres->count != INFINITE64)
@@ -64,19 +58,16 @@ fairshare::UsageRates recorded_rates(const slurmdb_job_rec_t* job, double usage_
     return rates;
 }
 
-fairshare::UsageOwners recorded_owners(const slurmdb_job_rec_t* job, const PartitionQos& partition_qos)
-{
+fairshare::UsageOwners recorded_owners(const slurmdb_job_rec_t* job, const PartitionQos& partition_qos) {
     fairshare::UsageOwners owners{job->associd, {job->qosid, 0}};
     const auto partition = partition_qos.find(job->partition ? job->partition : "");
-    if (partition != partition_qos.end() && partition->second != job->qosid)
-        owners.qos[1] = partition->second;
+    if (partition != partition_qos.end() && partition->second != job->qosid) owners.qos[1] = partition->second;
     return owners;
 }
 
 // Charges [start, end) in pieces that end at multiples of `piece`, each charged at its end.
-void charge_pieces(fairshare::UsageBook& book, const fairshare::UsageOwners& owners,
-                   const fairshare::UsageRates& rates, time_t start, time_t end, time_t piece)
-{
+void charge_pieces(fairshare::UsageBook& book, const fairshare::UsageOwners& owners, const fairshare::UsageRates& rates,
+                   time_t start, time_t end, time_t piece) {
     for (time_t from = start; from < end;) {
         const time_t to = std::min(end, (from / piece + 1) * piece);
         book.charge(owners, rates, static_cast<double>(to - from), fairshare::TimePoint{Seconds{to}});
@@ -84,26 +75,20 @@ void charge_pieces(fairshare::UsageBook& book, const fairshare::UsageOwners& own
     }
 }
 
-fairshare::TimePoint time_point(time_t t)
-{
-    return fairshare::TimePoint{Seconds{t}};
-}
+fairshare::TimePoint time_point(time_t t) { return fairshare::TimePoint{Seconds{t}}; }
 
-std::optional<fairshare::TimePoint> time_if_set(time_t t)
-{
+std::optional<fairshare::TimePoint> time_if_set(time_t t) {
     return t > 0 ? std::optional(time_point(t)) : std::nullopt;
 }
 
-fairshare::RecordedRun recorded_run(const slurmdb_job_rec_t* job)
-{
+fairshare::RecordedRun recorded_run(const slurmdb_job_rec_t* job) {
     return {{job->jobid, static_cast<std::int64_t>(job->submit)}, time_if_set(job->start), time_if_set(job->end)};
 }
 
 // Every record of the cluster's jobs that ran in [since, now]: with JOBCOND_FLAG_DUP every run
 // of a job id, not only the newest (ids repeat after slurmctld loses its state, wrap at MaxJobId,
 // and a requeued job runs again under its id).
-List query_jobs(void* db_conn, time_t since, time_t now)
-{
+List query_jobs(void* db_conn, time_t since, time_t now) {
     auto* condition = static_cast<slurmdb_job_cond_t*>(xmalloc(sizeof(slurmdb_job_cond_t)));
     condition->cluster_list = list_create(xfree_ptr);
     list_append(condition->cluster_list, xstrdup(slurm_conf.cluster_name));
@@ -118,11 +103,9 @@ List query_jobs(void* db_conn, time_t since, time_t now)
 }
 
 template <typename Visit>
-void for_each_record(List jobs, Visit visit)
-{
+void for_each_record(List jobs, Visit visit) {
     ListIterator it = list_iterator_create(jobs);
-    while (auto* job = static_cast<slurmdb_job_rec_t*>(list_next(it)))
-        visit(job);
+    while (auto* job = static_cast<slurmdb_job_rec_t*>(list_next(it))) visit(job);
     list_iterator_destroy(it);
 }
 
@@ -131,16 +114,13 @@ using LiveRuns = std::map<fairshare::RunId, fairshare::LiveRun>;
 // What slurmctld knows of the runs accounting shows without an end: the job with that id and
 // submit time, still in its job list, running or ended. Looked up after the query, so that a
 // job that ended meanwhile is seen ended.
-LiveRuns live_runs(const SlurmctldSymbols& symbols, List jobs)
-{
+LiveRuns live_runs(const SlurmctldSymbols& symbols, List jobs) {
     LiveRuns live;
     SlurmctldLock lock(symbols, {.job = READ_LOCK});
     for_each_record(jobs, [&](const slurmdb_job_rec_t* job) {
-        if (job->end || !job->start)
-            return;
+        if (job->end || !job->start) return;
         const job_record_t* held = symbols.find_job(job->jobid);
-        if (!held || !held->details || held->details->submit_time != job->submit)
-            return;
+        if (!held || !held->details || held->details->submit_time != job->submit) return;
         const bool running = IS_JOB_RUNNING(held) || IS_JOB_SUSPENDED(held);
         live[recorded_run(job).id] = {running ? std::nullopt : time_if_set(std::max(held->end_time, held->start_time))};
     });
@@ -150,8 +130,7 @@ LiveRuns live_runs(const SlurmctldSymbols& symbols, List jobs)
 // Charges `span` of the recorded job to `book` in bucket-sized pieces, each at its end, as the
 // passes would have charged it.
 void charge_record(fairshare::UsageBook& book, const slurmdb_job_rec_t* job, const fairshare::ChargeSpan& span,
-                   const std::unordered_map<uint32_t, double>& usage_factors, const PartitionQos& partition_qos)
-{
+                   const std::unordered_map<uint32_t, double>& usage_factors, const PartitionQos& partition_qos) {
     const auto factor = usage_factors.find(job->qosid);
     const double usage_factor = factor != usage_factors.end() ? factor->second : 1.0;
     const time_t piece = std::max<time_t>(10, book.config().bucket.count());
@@ -166,8 +145,7 @@ void charge_record(fairshare::UsageBook& book, const slurmdb_job_rec_t* job, con
 }  // namespace
 
 std::optional<fairshare::UsageBook> load_saved_book(const std::string& path, const fairshare::LedgerConfig& expected,
-                                                    time_t now, Seconds tolerance)
-{
+                                                    time_t now, Seconds tolerance) {
     try {
         std::optional<std::string> bytes = read_whole_file(path);
         if (!bytes) {
@@ -175,31 +153,36 @@ std::optional<fairshare::UsageBook> load_saved_book(const std::string& path, con
             return std::nullopt;
         }
         if (fairshare::UsageBook::is_single_ledger(*bytes)) {
-            info("priority/fairway: saved usage in %s holds fair-share usage only (an earlier fairway); "
-                 "rebuilding it and the usage limits read from accounting", path.c_str());
+            info(
+                "priority/fairway: saved usage in %s holds fair-share usage only (an earlier fairway); "
+                "rebuilding it and the usage limits read from accounting",
+                path.c_str());
             return std::nullopt;
         }
         auto book = fairshare::UsageBook::deserialize(*bytes);
         if (!(book.config() == expected.validated())) {
-            info("priority/fairway: saved usage in %s was kept with another window, bucket or half-life; "
-                 "rebuilding it from accounting", path.c_str());
+            info(
+                "priority/fairway: saved usage in %s was kept with another window, bucket or half-life; "
+                "rebuilding it from accounting",
+                path.c_str());
             return std::nullopt;
         }
         if (book.clock().time_since_epoch().count() > now + tolerance.count()) {
-            error("priority/fairway: saved usage in %s is dated in the future (clock stepped back?); "
-                  "rebuilding it from accounting", path.c_str());
+            error(
+                "priority/fairway: saved usage in %s is dated in the future (clock stepped back?); "
+                "rebuilding it from accounting",
+                path.c_str());
             return std::nullopt;
         }
         return book;
     } catch (const std::exception& e) {
-        error("priority/fairway: saved usage in %s is unusable (%s); rebuilding it from accounting",
-              path.c_str(), e.what());
+        error("priority/fairway: saved usage in %s is unusable (%s); rebuilding it from accounting", path.c_str(),
+              e.what());
         return std::nullopt;
     }
 }
 
-bool save_usage_state(const std::string& path, const std::string& serialized)
-{
+bool save_usage_state(const std::string& path, const std::string& serialized) {
     try {
         write_file_atomically(path, serialized);
         return true;
@@ -209,8 +192,7 @@ bool save_usage_state(const std::string& path, const std::string& serialized)
     }
 }
 
-time_t accounting_complete_until(void* db_conn, time_t now, time_t& last_empty)
-{
+time_t accounting_complete_until(void* db_conn, time_t now, time_t& last_empty) {
     int queued = 0;
     // A queue that cannot be read is taken as empty: accounting is then trusted as it stands.
     if (acct_storage_g_get_data(db_conn, ACCT_STORAGE_INFO_AGENT_COUNT, &queued) != SLURM_SUCCESS || queued == 0)
@@ -218,9 +200,9 @@ time_t accounting_complete_until(void* db_conn, time_t now, time_t& last_empty)
     return last_empty;
 }
 
-std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbols, const fairshare::LedgerConfig& config,
-                                                  time_t now, time_t complete_until, const PartitionQos& partition_qos)
-{
+std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbols,
+                                                  const fairshare::LedgerConfig& config, time_t now,
+                                                  time_t complete_until, const PartitionQos& partition_qos) {
     const fairshare::LedgerConfig resolved = config.validated();
     const time_t since = rebuild_horizon(resolved, now);
     const auto usage_factors = qos_usage_factors();
@@ -238,11 +220,9 @@ std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbol
         const auto held = live.find(run.id);
         const auto span = span_to_charge(run, held != live.end() ? &held->second : nullptr, time_point(since),
                                          time_point(complete_until), time_point(now));
-        if (!span)
-            return;
+        if (!span) return;
         rebuilt.coverage.add(run.id);
-        if (!job->associd || span->empty())
-            return;
+        if (!job->associd || span->empty()) return;
         charge_record(rebuilt.book, job, *span, usage_factors, partition_qos);
         ++run_count;
     });

@@ -49,7 +49,8 @@ struct RebuiltUsage {
 // `complete_until` from accounting_complete_until. Each run is split into bucket-sized pieces so
 // decay sees it as it was charged. nullopt (logged) when slurmdbd does not answer. Takes
 // slurmctld's job read lock and assoc_mgr's QOS read lock itself; call without any Slurm lock held.
-std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbols, const fairshare::LedgerConfig& config,
-                                                  time_t now, time_t complete_until, const PartitionQos& partition_qos);
+std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbols,
+                                                  const fairshare::LedgerConfig& config, time_t now,
+                                                  time_t complete_until, const PartitionQos& partition_qos);
 
 }  // namespace fairway::priority

@@ -30,23 +30,19 @@ namespace {
 
 constexpr std::chrono::seconds kLongestSkip{300};
 
-bool site_factor_plugin_configured()
-{
+bool site_factor_plugin_configured() {
     const char* plugin = slurm_conf.site_factor_plugin;
     return plugin && *plugin && strcmp(plugin, "site_factor/none") != 0;
 }
 
-void add_partition(fairshare::Fingerprint& inputs, const part_record_t* partition, int tres_count)
-{
+void add_partition(fairshare::Fingerprint& inputs, const part_record_t* partition, int tres_count) {
     inputs.add(partition).add(partition->priority_job_factor).add(partition->priority_tier);
     inputs.add(partition->norm_priority).add(partition->max_time);
-    for (int i = 0; partition->tres_cnt && i < tres_count; ++i)
-        inputs.add(partition->tres_cnt[i]);
+    for (int i = 0; partition->tres_cnt && i < tres_count; ++i) inputs.add(partition->tres_cnt[i]);
 }
 
 // Caller holds assoc_mgr's QOS read lock.
-std::uint64_t qos_inputs()
-{
+std::uint64_t qos_inputs() {
     fairshare::Fingerprint inputs;
     if (assoc_mgr_qos_list)
         walk_list<slurmdb_qos_rec_t>(assoc_mgr_qos_list, "QOS fingerprint", [&](const slurmdb_qos_rec_t* qos) {
@@ -59,8 +55,7 @@ std::uint64_t qos_inputs()
 
 // The job-side stamp: slurmctld's start count and a fingerprint of the partitions, the cluster and
 // the settings. Caller holds the job write lock and the partition read lock.
-fairshare::WalkStamp Adapter::job_side_stamp()
-{
+fairshare::WalkStamp Adapter::job_side_stamp() {
     fairshare::Fingerprint inputs;
     inputs.add(current_settings().get()).add(node_record_count).add(*symbols_.cluster_cpus).add(*symbols_.tres_count);
     walk_list<part_record_t>(*symbols_.part_list, "partition fingerprint", [&](const part_record_t* partition) {
@@ -68,39 +63,36 @@ fairshare::WalkStamp Adapter::job_side_stamp()
     });
     fairshare::WalkStamp stamp{.seen_at = time(nullptr), .starts = std::nullopt, .fingerprint = inputs.value()};
     if (const diag_stats_t* stats = symbols_.diag_stats)
-        stamp.starts = fairshare::StartCounts{.started = static_cast<std::uint32_t>(stats->jobs_started),
-                                              .submitted = static_cast<std::uint32_t>(stats->jobs_submitted),
-                                              .schedule_cycles = static_cast<std::uint32_t>(stats->schedule_cycle_counter)};
+        stamp.starts =
+            fairshare::StartCounts{.started = static_cast<std::uint32_t>(stats->jobs_started),
+                                   .submitted = static_cast<std::uint32_t>(stats->jobs_submitted),
+                                   .schedule_cycles = static_cast<std::uint32_t>(stats->schedule_cycle_counter)};
     return stamp;
 }
 
 // While no job started, the jobs that may accrue usage are the last walk's; looked up by id
 // (slurmctld's hash), so a job that is gone is not found. False: take them from the whole list.
 bool Adapter::jobs_of_last_walk_that_may_accrue(const fairshare::WalkStamp& seen, time_t now,
-                                                std::vector<job_record_t*>& jobs) const
-{
-    if (!last_walk_ || site_factor_plugin_configured() || !fairshare::no_job_started(last_walk_->walk, seen, now, kLongestSkip))
+                                                std::vector<job_record_t*>& jobs) const {
+    if (!last_walk_ || site_factor_plugin_configured() ||
+        !fairshare::no_job_started(last_walk_->walk, seen, now, kLongestSkip))
         return false;
     jobs.clear();
     for (const uint32_t id : last_walk_->may_accrue) {
         job_record_t* job = symbols_.find_job(id);
-        if (!job || !may_accrue_usage(job))
-            return false;
+        if (!job || !may_accrue_usage(job)) return false;
         jobs.push_back(job);
     }
     return true;
 }
 
 // Caller holds assoc_mgr's QOS read lock; `usage` comes from this pass's association scan.
-std::uint64_t Adapter::association_side_inputs(const CollectedUsage& usage)
-{
+std::uint64_t Adapter::association_side_inputs(const CollectedUsage& usage) {
     return fairshare::Fingerprint().add(usage.association_inputs).add(qos_inputs()).value();
 }
 
-fairshare::WalkPlan Adapter::plan_walk(const fairshare::WalkStamp& seen, std::uint64_t association_inputs, time_t now)
-{
-    if (!last_walk_)
-        return fairshare::WalkPlan::all_jobs;
+fairshare::WalkPlan Adapter::plan_walk(const fairshare::WalkStamp& seen, std::uint64_t association_inputs, time_t now) {
+    if (!last_walk_) return fairshare::WalkPlan::all_jobs;
     const auto fair_share = current_fair_share();
     const auto& used = last_walk_->fair_share;
     const bool same_fair_share = fair_share && used ? fair_share->same_job_factors(*used) : fair_share == used;
@@ -111,8 +103,7 @@ fairshare::WalkPlan Adapter::plan_walk(const fairshare::WalkStamp& seen, std::ui
 // Called at the end of a walk, still under the locks `seen` was read under. A walk that stopped
 // early leaves nothing to go by.
 void Adapter::remember_walk(const fairshare::WalkStamp& seen, std::uint64_t association_inputs, const Walk& walk,
-                            const std::vector<job_record_t*>& may_accrue)
-{
+                            const std::vector<job_record_t*>& may_accrue) {
     if (!walk.complete) {
         last_walk_.reset();
         return;
@@ -124,8 +115,7 @@ void Adapter::remember_walk(const fairshare::WalkStamp& seen, std::uint64_t asso
                               .settings = current_settings()};
     remembered.may_accrue.reserve(may_accrue.size());
     for (const job_record_t* job : may_accrue) {
-        if (accrues_after_this_pass(job))
-            remembered.may_accrue.push_back(job->job_id);
+        if (accrues_after_this_pass(job)) remembered.may_accrue.push_back(job->job_id);
     }
     last_walk_ = std::move(remembered);
 }

@@ -82,7 +82,8 @@ std::optional<std::string> account_to_resolve(const PluginContext& context) {
 std::string given_options(const PluginContext& context) {
     std::string text;
     if (context.preset_option) text = "--preset=" + *context.preset_option;
-    if (context.gpu_policy_option) text += (text.empty() ? "" : " ") + ("--gpu-bind-policy=" + *context.gpu_policy_option);
+    if (context.gpu_policy_option)
+        text += (text.empty() ? "" : " ") + ("--gpu-bind-policy=" + *context.gpu_policy_option);
     return presets::escape_for_message(text);
 }
 
@@ -93,7 +94,8 @@ int client_post_opt(spank_t sp, const PluginContext& context) {
     try {
         if (context.gpu_policy_option) binding::parse_gpu_policy(*context.gpu_policy_option);
         if (!context.preset_option || resolved_for_this_job(context)) return ESPANK_SUCCESS;
-        return carry_request(sp, yaml_client_check(context.plugin_args, context.preset_option, context.gpu_policy_option));
+        return carry_request(sp,
+                             yaml_client_check(context.plugin_args, context.preset_option, context.gpu_policy_option));
     } catch (const std::exception& error) {
         slurm_error("fairway: %s: %s", given_options(context).c_str(), error.what());
         return kSpankFailure;

@@ -15,13 +15,13 @@ namespace fairway::spank {
 // Decided in slurm_spank_user_init (once per step and node), used by every task of the node.
 struct StepPlan {
     binding::StepSettings settings;
-    bool per_rank = false;                   // a regular step: binding and training env apply
-    std::vector<binding::StepGpu> gpus;      // the step's GPUs on this node, as Slurm exposed them
-    binding::NumaLayout numa;                // only read for `closest`
+    bool per_rank = false;               // a regular step: binding and training env apply
+    std::vector<binding::StepGpu> gpus;  // the step's GPUs on this node, as Slurm exposed them
+    binding::NumaLayout numa;            // only read for `closest`
 };
 
 struct PluginContext {
-    std::vector<std::string> plugin_args;          // as plugstack.conf gave them (for the YAML module)
+    std::vector<std::string> plugin_args;  // as plugstack.conf gave them (for the YAML module)
     binding::PluginConfig config;
     std::optional<std::string> preset_option;      // --preset=NAME[,NAME...] as given
     std::optional<std::string> gpu_policy_option;  // --gpu-bind-policy=POLICY as given

@@ -46,8 +46,8 @@ bool is_regular_step(spank_t sp) {
 // physical GPU Slurm allocated (SLURM_STEP_GPUS / SLURM_JOB_GPUS hold the node-local indices).
 std::vector<binding::StepGpu> step_gpus(spank_t sp, const binding::PluginConfig& config, bool need_numa) {
     auto visible = binding::split(step_env(sp, "CUDA_VISIBLE_DEVICES").value_or(""), ',');
-    auto physical = binding::split(
-        step_env(sp, "SLURM_STEP_GPUS").value_or(step_env(sp, "SLURM_JOB_GPUS").value_or("")), ',');
+    auto physical =
+        binding::split(step_env(sp, "SLURM_STEP_GPUS").value_or(step_env(sp, "SLURM_JOB_GPUS").value_or("")), ',');
     auto numa = need_numa ? binding::read_gpu_numa_nodes(config.sysfs_root) : std::vector<std::optional<int>>{};
     std::vector<binding::StepGpu> gpus;
     for (std::size_t i = 0; i < visible.size(); ++i) {
@@ -76,7 +76,9 @@ public:
 
 private:
     const spank::SiteFacts& facts() {
-        if (!facts_) facts_ = site_config_exists(context_.config) ? yaml_site(context_.plugin_args, account_) : spank::SiteFacts{};
+        if (!facts_)
+            facts_ =
+                site_config_exists(context_.config) ? yaml_site(context_.plugin_args, account_) : spank::SiteFacts{};
         return *facts_;
     }
 

@@ -9,7 +9,8 @@ namespace fairway::spank {
 presets::SiteConfig site_config(const binding::PluginConfig& plugstack_args) {
     // In slurmstepd the environment is slurmd's; on the client it is the user's, which only
     // steers the client's own early check (slurmctld and slurmstepd decide).
-    auto path = binding::site_config_path(plugstack_args, std::getenv("FAIRWAY_PRESETS_CONF"), std::getenv("SLURM_CONF"));
+    auto path =
+        binding::site_config_path(plugstack_args, std::getenv("FAIRWAY_PRESETS_CONF"), std::getenv("SLURM_CONF"));
     return presets::load_site_config(path, plugstack_args.presets_dir);
 }
 

@@ -16,15 +16,17 @@
 #include <cstring>
 #include <exception>
 #include <functional>
-#include <type_traits>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace fairway::spank {
 namespace {
 
-std::optional<std::string> optional_text(const char* text) { return text ? std::optional<std::string>(text) : std::nullopt; }
+std::optional<std::string> optional_text(const char* text) {
+    return text ? std::optional<std::string>(text) : std::nullopt;
+}
 
 char* copy_out(const std::optional<std::string>& text) { return text ? strdup(text->c_str()) : nullptr; }
 
@@ -74,11 +76,8 @@ using namespace fairway::spank;
 
 extern "C" {
 
-int fairway_yaml_client_check(int argc, const char* const* argv,
-                                                                     const char* preset_option,
-                                                                     const char* gpu_policy_option,
-                                                                     char** user_presets, char** step_presets,
-                                                                     char** error) {
+int fairway_yaml_client_check(int argc, const char* const* argv, const char* preset_option,
+                              const char* gpu_policy_option, char** user_presets, char** step_presets, char** error) {
     return reply(error, [&] {
         auto config = effective_config(plugstack_args(argc, argv));
         binding::PresetSources sources{site_directory(config),
@@ -90,9 +89,8 @@ int fairway_yaml_client_check(int argc, const char* const* argv,
     });
 }
 
-int fairway_yaml_step_presets(int argc, const char* const* argv,
-                                                                     const char* preset_list, const char* user_presets,
-                                                                     char** step_presets, char** error) {
+int fairway_yaml_step_presets(int argc, const char* const* argv, const char* preset_list, const char* user_presets,
+                              char** step_presets, char** error) {
     return reply(error, [&] {
         auto config = effective_config(plugstack_args(argc, argv));
         *step_presets = copy_out(binding::resolve_step_presets(preset_list, optional_text(user_presets),
@@ -100,8 +98,8 @@ int fairway_yaml_step_presets(int argc, const char* const* argv,
     });
 }
 
-int fairway_yaml_site(int argc, const char* const* argv, const char* account,
-                                                             char** allow_env, char** account_default, char** error) {
+int fairway_yaml_site(int argc, const char* const* argv, const char* account, char** allow_env, char** account_default,
+                      char** error) {
     return reply(error, [&] {
         auto args = plugstack_args(argc, argv);
         auto site = site_config(args);

@@ -117,10 +117,12 @@ SiteFacts yaml_site(const std::vector<std::string>& plugin_args, const std::opti
     return {binding::split(allow_env.value().value_or(""), ','), account_default.value()};
 }
 
-std::optional<std::string> yaml_account_presets(const std::vector<std::string>& plugin_args, const std::string& account) {
+std::optional<std::string> yaml_account_presets(const std::vector<std::string>& plugin_args,
+                                                const std::string& account) {
     Argv args(plugin_args);
     ModuleString step_presets, error;
-    check(yaml_module().account_presets(args.argc(), args.argv(), account.c_str(), step_presets.out(), error.out()), error);
+    check(yaml_module().account_presets(args.argc(), args.argv(), account.c_str(), step_presets.out(), error.out()),
+          error);
     return step_presets.value();
 }
 

@@ -28,15 +28,16 @@ std::string yaml_step_presets(const std::vector<std::string>& plugin_args, const
 
 // What presets.conf says about env names and about the step's account.
 struct SiteFacts {
-    std::vector<std::string> allow_env;           // after plugstack.conf's allow_env
-    std::optional<std::string> account_default;   // the account's default preset list
+    std::vector<std::string> allow_env;          // after plugstack.conf's allow_env
+    std::optional<std::string> account_default;  // the account's default preset list
 };
 
 SiteFacts yaml_site(const std::vector<std::string>& plugin_args, const std::optional<std::string>& account);
 
 // srun: `account`'s default presets resolved for its steps, to carry as FAIRWAY_STEP_PRESETS
 // (nullopt: too large to carry).
-std::optional<std::string> yaml_account_presets(const std::vector<std::string>& plugin_args, const std::string& account);
+std::optional<std::string> yaml_account_presets(const std::vector<std::string>& plugin_args,
+                                                const std::string& account);
 
 // Whether the site's presets.conf exists (or may: any error but ENOENT). Without it there are no
 // account defaults and the env policy is the default one: nothing to load the YAML module for.

@@ -30,8 +30,8 @@ typedef int fairway_yaml_site_fn(int argc, const char* const* argv, const char* 
 // presets (presets.conf) resolved from the site directory and encoded for that account as
 // binding::account_step_presets does (an empty list when it has none); *step_presets stays NULL
 // when the result is too large to carry.
-typedef int fairway_yaml_account_presets_fn(int argc, const char* const* argv, const char* account,
-                                            char** step_presets, char** error);
+typedef int fairway_yaml_account_presets_fn(int argc, const char* const* argv, const char* account, char** step_presets,
+                                            char** error);
 
 }  // extern "C"
 

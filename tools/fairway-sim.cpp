@@ -27,9 +27,10 @@ ProgressSink terminal_progress(const Options& options) {
     if (!options.progress || !isatty(STDERR_FILENO)) return {};
     return [](double fraction, std::uint64_t jobs) {
         const int width = 40, done = static_cast<int>(fraction * width + 0.5);
-        std::fprintf(stderr, "\rfairway-sim [%s%s] %3d%% %llu jobs", std::string(static_cast<std::size_t>(done), '#').c_str(),
-                     std::string(static_cast<std::size_t>(width - done), ' ').c_str(), static_cast<int>(fraction * 100 + 0.5),
-                     static_cast<unsigned long long>(jobs));
+        std::fprintf(stderr, "\rfairway-sim [%s%s] %3d%% %llu jobs",
+                     std::string(static_cast<std::size_t>(done), '#').c_str(),
+                     std::string(static_cast<std::size_t>(width - done), ' ').c_str(),
+                     static_cast<int>(fraction * 100 + 0.5), static_cast<unsigned long long>(jobs));
         if (fraction >= 1.0) std::fputs("\r\033[K", stderr);
         std::fflush(stderr);
     };
@@ -48,9 +49,11 @@ long peak_rss_kib() {
 // Timing goes to stderr: stdout stays the same from run to run.
 void report_timing(const ReplayResult& result, double seconds) {
     const double jobs = static_cast<double>(result.jobs_replayed);
-    std::fprintf(stderr, "fairway-sim: %llu jobs x %zu policies in %.2f s: %.0f jobs/s (%.0f job-policies/s); peak RSS %.1f MiB\n",
-                 static_cast<unsigned long long>(result.jobs_replayed), result.simulators.size(), seconds, jobs / seconds,
-                 jobs * static_cast<double>(result.simulators.size()) / seconds, static_cast<double>(peak_rss_kib()) / 1024);
+    std::fprintf(
+        stderr,
+        "fairway-sim: %llu jobs x %zu policies in %.2f s: %.0f jobs/s (%.0f job-policies/s); peak RSS %.1f MiB\n",
+        static_cast<unsigned long long>(result.jobs_replayed), result.simulators.size(), seconds, jobs / seconds,
+        jobs * static_cast<double>(result.simulators.size()) / seconds, static_cast<double>(peak_rss_kib()) / 1024);
 }
 
 void write_file(const std::string& path, const std::string& text) {
@@ -87,10 +90,8 @@ int main(int argc, char** argv) {
         if (starts.is_open()) close_written(starts, options.starts);
         if (options.timing)
             report_timing(result, std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
-        if (options.json)
-            std::cout << result_json(result, options).dump(2) << "\n";
-        else
-            print_tables(std::cout, result, options);
+        if (options.json) std::cout << result_json(result, options).dump(2) << "\n";
+        else print_tables(std::cout, result, options);
         if (!options.svg.empty()) write_file(options.svg, render_sim_svg(result, options));
         if (!options.png.empty()) fairway::report::convert_svg_to_png(options.svg, options.png);
         return 0;

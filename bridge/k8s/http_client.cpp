@@ -85,9 +85,11 @@ void HttpClient::configure_tls() {
     if (!credentials_.ca_pem.empty()) set_blob(h, CURLOPT_CAINFO_BLOB, credentials_.ca_pem);
     else if (!credentials_.ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, credentials_.ca_file.c_str());
     if (!credentials_.client_cert_pem.empty()) set_blob(h, CURLOPT_SSLCERT_BLOB, credentials_.client_cert_pem);
-    else if (!credentials_.client_cert_file.empty()) curl_easy_setopt(h, CURLOPT_SSLCERT, credentials_.client_cert_file.c_str());
+    else if (!credentials_.client_cert_file.empty())
+        curl_easy_setopt(h, CURLOPT_SSLCERT, credentials_.client_cert_file.c_str());
     if (!credentials_.client_key_pem.empty()) set_blob(h, CURLOPT_SSLKEY_BLOB, credentials_.client_key_pem);
-    else if (!credentials_.client_key_file.empty()) curl_easy_setopt(h, CURLOPT_SSLKEY, credentials_.client_key_file.c_str());
+    else if (!credentials_.client_key_file.empty())
+        curl_easy_setopt(h, CURLOPT_SSLKEY, credentials_.client_key_file.c_str());
 }
 
 // A token file is re-read on every request: projected service-account tokens rotate.
@@ -141,7 +143,8 @@ HttpResponse HttpClient::perform(const HttpRequest& request, std::chrono::second
     response.tls_failure = code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE ||
                            code == CURLE_SSL_CERTPROBLEM || code == CURLE_SSL_CONNECT_ERROR;
     if (code != CURLE_OK && code != CURLE_WRITE_ERROR)
-        response.transport_error = std::string(curl_easy_strerror(code)) + (error_buffer[0] ? std::string(": ") + error_buffer : "");
+        response.transport_error =
+            std::string(curl_easy_strerror(code)) + (error_buffer[0] ? std::string(": ") + error_buffer : "");
     return response;
 }
 

@@ -16,7 +16,7 @@ typedef void CURL;
 namespace fairway::bridge {
 
 struct HttpResponse {
-    long status = 0;              // HTTP status; 0 when nothing came back
+    long status = 0;  // HTTP status; 0 when nothing came back
     std::string body;
     std::string transport_error;  // DNS/TCP/TLS/timeout problem; empty when the exchange happened
     std::string retry_after;      // Retry-After header (429/503), if any
@@ -30,7 +30,7 @@ struct HttpResponse {
 
 struct HttpRequest {
     std::string method = "GET";
-    std::string path;             // "/apis/...?query"
+    std::string path;  // "/apis/...?query"
     std::string body;
     std::string content_type = "application/json";
 };
@@ -54,7 +54,9 @@ public:
     const std::string& origin() const { return credentials_.origin; }
 
 private:
-    struct CurlDeleter { void operator()(CURL* handle) const; };
+    struct CurlDeleter {
+        void operator()(CURL* handle) const;
+    };
     HttpResponse perform(const HttpRequest& request, std::chrono::seconds limit, void* sink,
                          std::size_t (*write)(char*, std::size_t, std::size_t, void*));
     void configure_tls();

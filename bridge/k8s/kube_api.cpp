@@ -21,7 +21,11 @@ std::string url_encode(const std::string& text) {
     std::string out;
     for (unsigned char c : text) {
         if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') out.push_back(static_cast<char>(c));
-        else { out.push_back('%'); out.push_back(hex[c >> 4]); out.push_back(hex[c & 15]); }
+        else {
+            out.push_back('%');
+            out.push_back(hex[c >> 4]);
+            out.push_back(hex[c & 15]);
+        }
     }
     return out;
 }
@@ -86,7 +90,9 @@ ApiResult KubeApi::apply(const std::string& path, const nlohmann::json& object) 
                               object.dump(), "application/apply-patch+yaml"});
 }
 
-ApiResult KubeApi::remove(const std::string& path) { return send_with_retries({"DELETE", path, "", "application/json"}); }
+ApiResult KubeApi::remove(const std::string& path) {
+    return send_with_retries({"DELETE", path, "", "application/json"});
+}
 
 ApiResult KubeApi::merge_patch(const std::string& path, const nlohmann::json& patch) {
     return send_with_retries({"PATCH", path, patch.dump(), "application/merge-patch+json"});
@@ -117,16 +123,17 @@ ApiResult KubeApi::watch(const std::string& path, const std::string& resource_ve
     ApiResult result;
     bool expired = false;
     ++counters_.requests;
-    result.response = http_.stream({"GET", with_query(path, query), "", "application/json"}, limit + std::chrono::seconds(5),
-                                   [&](std::string_view line) {
-                                       auto event = nlohmann::json::parse(line, nullptr, false);
-                                       if (event.is_discarded()) return true;
-                                       if (event.value("type", "") == "ERROR" && event["object"].value("code", 0) == 410) {
-                                           expired = true;
-                                           return false;
-                                       }
-                                       return on_event(event);
-                                   });
+    result.response =
+        http_.stream({"GET", with_query(path, query), "", "application/json"}, limit + std::chrono::seconds(5),
+                     [&](std::string_view line) {
+                         auto event = nlohmann::json::parse(line, nullptr, false);
+                         if (event.is_discarded()) return true;
+                         if (event.value("type", "") == "ERROR" && event["object"].value("code", 0) == 410) {
+                             expired = true;
+                             return false;
+                         }
+                         return on_event(event);
+                     });
     if (expired) result.response.status = 410;
     if (!result.response.ok()) ++counters_.errors;
     return result;

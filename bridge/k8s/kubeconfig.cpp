@@ -14,8 +14,8 @@ namespace {
 int line_of(const YAML::Node& node) { return node.IsDefined() && node.Mark().line >= 0 ? node.Mark().line + 1 : 0; }
 
 // kubeconfig lists are [{name: x, <kind>: {...}}]; returns the body of the entry called `name`.
-YAML::Node find_named(const YAML::Node& root, const std::string& list, const std::string& kind,
-                      const std::string& name, const std::string& file) {
+YAML::Node find_named(const YAML::Node& root, const std::string& list, const std::string& kind, const std::string& name,
+                      const std::string& file) {
     const YAML::Node entries = root[list];
     if (entries && entries.IsSequence())
         for (const auto& entry : entries)
@@ -82,14 +82,17 @@ KubeCredentials load_kubeconfig(const std::string& path, const std::string& cont
     out.origin = path;
     auto base = std::filesystem::absolute(path).parent_path();
     read_cluster(find_named(root, "clusters", "cluster", scalar(ctx, "cluster"), path), path, base, out);
-    if (!scalar(ctx, "user").empty()) read_user(find_named(root, "users", "user", scalar(ctx, "user"), path), path, base, out);
+    if (!scalar(ctx, "user").empty())
+        read_user(find_named(root, "users", "user", scalar(ctx, "user"), path), path, base, out);
     return out;
 }
 
 KubeCredentials in_cluster_credentials() {
     const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
     const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
-    if (!host || !port) throw InputError({"", 0, "kubernetes.kubeconfig"}, "not set, and not running in a pod (no KUBERNETES_SERVICE_HOST)");
+    if (!host || !port)
+        throw InputError({"", 0, "kubernetes.kubeconfig"},
+                         "not set, and not running in a pod (no KUBERNETES_SERVICE_HOST)");
     const std::string dir = "/var/run/secrets/kubernetes.io/serviceaccount/";
     KubeCredentials out;
     std::string h = host;
@@ -115,7 +118,10 @@ std::string decode_base64(const std::string& text) {
     std::size_t padding = 0;
     for (char c : text) {
         if (c == '\n' || c == '\r' || c == ' ') continue;
-        if (c == '=') { ++padding; continue; }
+        if (c == '=') {
+            ++padding;
+            continue;
+        }
         int v = value_of(c);
         if (v < 0 || padding > 0) throw std::invalid_argument("base64");
         buffer = (buffer << 6) | static_cast<unsigned>(v);

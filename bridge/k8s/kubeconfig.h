@@ -8,13 +8,13 @@
 namespace fairway::bridge {
 
 struct KubeCredentials {
-    std::string server;                  // https://host:port, no trailing slash
-    std::string ca_file, ca_pem;         // trust anchors: a file, or PEM text (certificate-authority-data)
+    std::string server;           // https://host:port, no trailing slash
+    std::string ca_file, ca_pem;  // trust anchors: a file, or PEM text (certificate-authority-data)
     std::string client_cert_file, client_cert_pem;
     std::string client_key_file, client_key_pem;
-    std::string token, token_file;       // bearer token, or a file re-read on each request (rotation)
+    std::string token, token_file;          // bearer token, or a file re-read on each request (rotation)
     bool insecure_skip_tls_verify = false;  // only when the kubeconfig explicitly says so
-    std::string origin;                  // where these came from, for messages
+    std::string origin;                     // where these came from, for messages
 };
 
 // Reads a kubeconfig (current-context unless `context` is given). Relative paths resolve against

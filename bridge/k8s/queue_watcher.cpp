@@ -7,8 +7,11 @@ namespace fairway::bridge {
 
 QueueWatcher::QueueWatcher(KubeCredentials credentials, std::string collection, std::string label_selector,
                            std::function<void()> on_change)
-    : credentials_(std::move(credentials)), collection_(std::move(collection)), selector_(std::move(label_selector)),
-      on_change_(std::move(on_change)), thread_([this] { run(); }) {}
+    : credentials_(std::move(credentials)),
+      collection_(std::move(collection)),
+      selector_(std::move(label_selector)),
+      on_change_(std::move(on_change)),
+      thread_([this] { run(); }) {}
 
 QueueWatcher::~QueueWatcher() {
     stopping_ = true;
@@ -28,7 +31,10 @@ void QueueWatcher::run() {
     std::string path = collection_ + "?labelSelector=" + url_encode(selector_);
     while (!stopping_) {
         ApiResult list = api.get(path + "&limit=1");
-        if (!list.ok()) { pause(std::chrono::seconds(1)); continue; }
+        if (!list.ok()) {
+            pause(std::chrono::seconds(1));
+            continue;
+        }
         ++relists_;
         std::string version = list.object["metadata"].value("resourceVersion", "");
         bool watching = true;

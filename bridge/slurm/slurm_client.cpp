@@ -37,7 +37,9 @@ void for_each_in(List list, const std::function<void(T*)>& visit) {
 
 struct DbConnection {
     void* handle = slurmdb_connection_get(nullptr);
-    ~DbConnection() { if (handle) slurmdb_connection_close(&handle); }
+    ~DbConnection() {
+        if (handle) slurmdb_connection_close(&handle);
+    }
     DbConnection() = default;
     DbConnection(const DbConnection&) = delete;
     DbConnection& operator=(const DbConnection&) = delete;
@@ -72,7 +74,8 @@ std::string SlurmClient::cluster_name() {
 
 std::string SlurmClient::read_partitions(SlurmSnapshot& out) {
     partition_info_msg_t* msg = nullptr;
-    if (slurm_load_partitions(0, &msg, SHOW_ALL) != SLURM_SUCCESS) return "cannot load partitions: " + last_slurm_error();
+    if (slurm_load_partitions(0, &msg, SHOW_ALL) != SLURM_SUCCESS)
+        return "cannot load partitions: " + last_slurm_error();
     std::unique_ptr<partition_info_msg_t, void (*)(partition_info_msg_t*)> guard(msg, slurm_free_partition_info_msg);
     for (uint32_t i = 0; i < msg->record_count; ++i) {
         const partition_info_t& p = msg->partition_array[i];
@@ -103,7 +106,8 @@ std::string SlurmClient::read_associations(const std::vector<std::string>& accou
         AccountReading reading;
         uint64_t limit = assoc->grp_tres_ctld ? assoc->grp_tres_ctld[index] : INFINITE64;
         reading.limit = (limit == INFINITE64 || limit == NO_VAL64) ? kUnlimitedGpus : static_cast<long>(limit);
-        if (assoc->usage && assoc->usage->grp_used_tres) reading.used = static_cast<long>(assoc->usage->grp_used_tres[index]);
+        if (assoc->usage && assoc->usage->grp_used_tres)
+            reading.used = static_cast<long>(assoc->usage->grp_used_tres[index]);
         out.accounts[assoc->acct] = reading;
     });
     return {};
@@ -117,7 +121,8 @@ std::string SlurmClient::read_pending(SlurmSnapshot& out) {
         const slurm_job_info_t& job = jobs->job_array[i];
         if ((job.job_state & JOB_STATE_BASE) != JOB_PENDING || !job.account) continue;
         auto account = out.accounts.find(job.account);
-        if (account != out.accounts.end()) account->second.pending += quota::tres_count(job.tres_req_str ? job.tres_req_str : "", tres_name_);
+        if (account != out.accounts.end())
+            account->second.pending += quota::tres_count(job.tres_req_str ? job.tres_req_str : "", tres_name_);
     }
     return {};
 }
@@ -150,7 +155,8 @@ std::string SlurmClient::set_gpu_limit(const std::string& account, long gpus) {
     bool ok = changed && slurm_list_count(changed) > 0;
     if (changed) slurm_list_destroy(changed);
     slurmdb_connection_commit(db.handle, ok);
-    return ok ? "" : "no association of account " + account + " changed on cluster " + cluster + ": " + last_slurm_error();
+    return ok ? ""
+              : "no association of account " + account + " changed on cluster " + cluster + ": " + last_slurm_error();
 }
 
 }  // namespace fairway::bridge

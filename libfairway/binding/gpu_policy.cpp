@@ -11,9 +11,7 @@ namespace {
 
 constexpr const char* kAcceptedForms = "none, per-rank:N, round-robin, closest, ordered";
 
-std::string count_text(std::size_t n, const char* noun) {
-    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
-}
+std::string count_text(std::size_t n, const char* noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
 
 bool shares_a_cpu(const std::vector<int>& a, const std::vector<int>& b) {
     for (int cpu : a)
@@ -71,27 +69,27 @@ void check_satisfiable(const GpuPolicy& policy, std::size_t gpu_count, int local
 }
 
 std::optional<std::vector<StepGpu>> select_gpus(const GpuPolicy& policy, const std::vector<StepGpu>& step_gpus,
-                                                 const RankPlacement& rank, const NumaLayout& numa) {
+                                                const RankPlacement& rank, const NumaLayout& numa) {
     check_satisfiable(policy, step_gpus.size(), rank.local_tasks);
     if (rank.local_rank < 0 || rank.local_rank >= rank.local_tasks)
         throw BindingError("local rank " + std::to_string(rank.local_rank) + " is outside 0.." +
                            std::to_string(rank.local_tasks - 1));
     auto r = static_cast<std::size_t>(rank.local_rank);
     switch (policy.policy) {
-        case PolicyKind::none: return std::nullopt;
-        case PolicyKind::per_rank: {
-            auto n = static_cast<std::size_t>(policy.gpus_per_rank);
-            return std::vector<StepGpu>(step_gpus.begin() + r * n, step_gpus.begin() + r * n + n);
-        }
-        case PolicyKind::round_robin: return std::vector<StepGpu>{step_gpus[r % step_gpus.size()]};
-        case PolicyKind::closest: return std::vector<StepGpu>{closest_gpu(step_gpus, rank, numa)};
-        case PolicyKind::ordered: {
-            std::size_t own = r % step_gpus.size();
-            std::vector<StepGpu> ordered{step_gpus[own]};
-            for (std::size_t i = 0; i < step_gpus.size(); ++i)
-                if (i != own) ordered.push_back(step_gpus[i]);
-            return ordered;
-        }
+    case PolicyKind::none: return std::nullopt;
+    case PolicyKind::per_rank: {
+        auto n = static_cast<std::size_t>(policy.gpus_per_rank);
+        return std::vector<StepGpu>(step_gpus.begin() + r * n, step_gpus.begin() + r * n + n);
+    }
+    case PolicyKind::round_robin: return std::vector<StepGpu>{step_gpus[r % step_gpus.size()]};
+    case PolicyKind::closest: return std::vector<StepGpu>{closest_gpu(step_gpus, rank, numa)};
+    case PolicyKind::ordered: {
+        std::size_t own = r % step_gpus.size();
+        std::vector<StepGpu> ordered{step_gpus[own]};
+        for (std::size_t i = 0; i < step_gpus.size(); ++i)
+            if (i != own) ordered.push_back(step_gpus[i]);
+        return ordered;
+    }
     }
     return std::nullopt;
 }

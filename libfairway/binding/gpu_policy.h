@@ -27,8 +27,8 @@ std::string to_string(const GpuPolicy& policy);
 
 // One GPU of the step on this node.
 struct StepGpu {
-    std::string visible_id;         // what goes into CUDA_VISIBLE_DEVICES (as Slurm gave it)
-    std::optional<int> numa_node;   // NUMA node of its PCI device, when known
+    std::string visible_id;        // what goes into CUDA_VISIBLE_DEVICES (as Slurm gave it)
+    std::optional<int> numa_node;  // NUMA node of its PCI device, when known
 };
 
 // Where a rank runs on this node.
@@ -61,7 +61,7 @@ void check_satisfiable(const GpuPolicy& policy, std::size_t gpu_count, int local
 //                otherwise, or when no GPU is local or locality is unknown, local rank mod count.
 //   ordered      every step GPU, the rank's round-robin GPU first, the rest in step order.
 std::optional<std::vector<StepGpu>> select_gpus(const GpuPolicy& policy, const std::vector<StepGpu>& step_gpus,
-                                                 const RankPlacement& rank, const NumaLayout& numa = {});
+                                                const RankPlacement& rank, const NumaLayout& numa = {});
 
 // "0,1" from the selection, for CUDA_VISIBLE_DEVICES.
 std::string visible_devices(const std::vector<StepGpu>& gpus);

@@ -86,8 +86,17 @@ std::string first_host(std::string_view expression) {
     std::string reduced;
     bool in_bracket = false, skipping = false;
     for (char c : first) {
-        if (c == '[') { in_bracket = true; skipping = false; reduced += c; continue; }
-        if (c == ']') { in_bracket = false; reduced += c; continue; }
+        if (c == '[') {
+            in_bracket = true;
+            skipping = false;
+            reduced += c;
+            continue;
+        }
+        if (c == ']') {
+            in_bracket = false;
+            reduced += c;
+            continue;
+        }
         if (in_bracket && (c == ',' || c == '-')) skipping = true;
         if (!skipping || !in_bracket) reduced += c;
     }

@@ -35,7 +35,9 @@ const std::map<std::string, Setter>& setters() {
         {"master_port_range", [](PluginConfig& c, const std::string& v) { c.master_port_range = parse_port_range(v); }},
         {"allow_env", [](PluginConfig& c, const std::string& v) { c.allow_env = split(v, ','); }},
         {"user_preset_max_bytes",
-         [](PluginConfig& c, const std::string& v) { c.user_preset_max_bytes = parse_size("user_preset_max_bytes", v); }},
+         [](PluginConfig& c, const std::string& v) {
+             c.user_preset_max_bytes = parse_size("user_preset_max_bytes", v);
+         }},
     };
     return table;
 }

@@ -19,12 +19,12 @@ struct PortRange {
 
 struct PluginConfig {
     std::string presets_dir = presets::kDefaultPresetsDir;
-    std::string presets_conf;            // the site's presets.conf; empty: where job_submit/fairway looks
+    std::string presets_conf;  // the site's presets.conf; empty: where job_submit/fairway looks
     PortRange master_port_range;
     std::vector<std::string> allow_env;  // env names a preset may set although they are normally refused
     std::string sysfs_root = "/sys";     // tests point this at a fake tree
     std::size_t user_preset_max_bytes = presets::kMaxUserPresetBytes;  // as job_submit/fairway decodes
-    std::set<std::string> given;         // the argument names plugstack.conf actually set
+    std::set<std::string> given;                                       // the argument names plugstack.conf actually set
 };
 
 // Parses "key=value" plugin arguments. Unknown keys, missing values and bad values throw

@@ -38,8 +38,8 @@ auto with_resolved(const std::string& list, const std::optional<std::string>& us
 }  // namespace
 
 ClientRequest check_client_request(const std::optional<std::string>& preset_list,
-                                   const std::optional<std::string>& gpu_policy_option,
-                                   const PresetSources& sources, const PluginConfig& config) {
+                                   const std::optional<std::string>& gpu_policy_option, const PresetSources& sources,
+                                   const PluginConfig& config) {
     if (gpu_policy_option) parse_gpu_policy(*gpu_policy_option);
     if (!preset_list) return {};
     auto refs = presets::parse_preset_list(*preset_list);
@@ -57,7 +57,8 @@ ClientRequest check_client_request(const std::optional<std::string>& preset_list
     return request;
 }
 
-std::optional<std::string> account_step_presets(const std::string& account, const std::optional<std::string>& default_list,
+std::optional<std::string> account_step_presets(const std::string& account,
+                                                const std::optional<std::string>& default_list,
                                                 const PresetSources& sources, const PluginConfig& config) {
     auto encode = [&account](const std::string& list, const std::vector<presets::AppliedPreset>& applied) {
         return presets::encode_step_presets(list, applied, presets::kMaxStepPresetsBytes, account);

@@ -34,15 +34,16 @@ struct ClientRequest {
 // (file:line: key ...) stops the submission. Returns what to carry: the encoded user files and
 // the resolved step fields. Throws fairway::InputError.
 ClientRequest check_client_request(const std::optional<std::string>& preset_list,
-                                   const std::optional<std::string>& gpu_policy_option,
-                                   const PresetSources& sources, const PluginConfig& config);
+                                   const std::optional<std::string>& gpu_policy_option, const PresetSources& sources,
+                                   const PluginConfig& config);
 
 // What srun carries for a step that names no preset when no job_submit record travels (jobs that
 // srun or salloc created): `account`'s default list (presets.conf; nullopt or "" when it has none)
 // resolved as check_client_request would, tagged with the account, so that slurmstepd needs
 // neither presets.conf nor the YAML module (carried_account_default). Nullopt when it exceeds
 // the carried size limit. Throws fairway::InputError.
-std::optional<std::string> account_step_presets(const std::string& account, const std::optional<std::string>& default_list,
+std::optional<std::string> account_step_presets(const std::string& account,
+                                                const std::optional<std::string>& default_list,
                                                 const PresetSources& sources, const PluginConfig& config);
 
 // The step's settings, resolving its list (step_preset_list) here: the site directory and the

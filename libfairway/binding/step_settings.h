@@ -31,8 +31,8 @@ struct StepPresetInputs {
 using EnvChange = std::pair<std::string, std::optional<std::string>>;
 
 struct StepSettings {
-    std::string applied;                 // names of the applied presets, for logs ("" when none)
-    GpuPolicy gpu_policy;                // none unless a preset or --gpu-bind-policy says otherwise
+    std::string applied;   // names of the applied presets, for logs ("" when none)
+    GpuPolicy gpu_policy;  // none unless a preset or --gpu-bind-policy says otherwise
     bool distributed_env = false;
     std::vector<EnvChange> env_changes;  // only names a preset mentions
 };

@@ -35,9 +35,7 @@ std::vector<fs::path> sorted_entries(const fs::path& dir) {
     return entries;
 }
 
-bool is_display_device(const fs::path& device) {
-    return read_first_line(device / "class").rfind("0x03", 0) == 0;
-}
+bool is_display_device(const fs::path& device) { return read_first_line(device / "class").rfind("0x03", 0) == 0; }
 
 }  // namespace
 

@@ -46,16 +46,13 @@ std::optional<UnixTime> parse_iso8601(std::string_view text) {
     using namespace std::chrono;
     size_t pos = 0;
     int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
-    if (!read_digits(text, pos, 4, y) || !expect_char(text, pos, '-') ||
-        !read_digits(text, pos, 2, mo) || !expect_char(text, pos, '-') ||
-        !read_digits(text, pos, 2, d))
+    if (!read_digits(text, pos, 4, y) || !expect_char(text, pos, '-') || !read_digits(text, pos, 2, mo) ||
+        !expect_char(text, pos, '-') || !read_digits(text, pos, 2, d))
         return std::nullopt;
-    if (pos >= text.size() || (text[pos] != 'T' && text[pos] != 't' && text[pos] != ' '))
-        return std::nullopt;
+    if (pos >= text.size() || (text[pos] != 'T' && text[pos] != 't' && text[pos] != ' ')) return std::nullopt;
     ++pos;
-    if (!read_digits(text, pos, 2, h) || !expect_char(text, pos, ':') ||
-        !read_digits(text, pos, 2, mi) || !expect_char(text, pos, ':') ||
-        !read_digits(text, pos, 2, s))
+    if (!read_digits(text, pos, 2, h) || !expect_char(text, pos, ':') || !read_digits(text, pos, 2, mi) ||
+        !expect_char(text, pos, ':') || !read_digits(text, pos, 2, s))
         return std::nullopt;
     if (pos < text.size() && (text[pos] == '.' || text[pos] == ',')) {
         size_t digits_start = ++pos;

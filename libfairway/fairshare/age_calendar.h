@@ -45,7 +45,7 @@ public:
     };
 
 private:
-    std::vector<Entry> entries_;   // a binary min-heap on `due` while is_heap_
+    std::vector<Entry> entries_;  // a binary min-heap on `due` while is_heap_
     bool is_heap_ = true;
 };
 

@@ -98,7 +98,7 @@ void HierarchyReader::add(const NodeFacts& facts) {
 
 std::optional<std::vector<AssociationNode>> HierarchyReader::changed_nodes() && {
     if (!diverged_ && known_ && read_ > 0 && read_ == known_->size()) return std::nullopt;
-    if (!diverged_) diverge();   // fewer nodes than known (the last ones removed), or none
+    if (!diverged_) diverge();  // fewer nodes than known (the last ones removed), or none
     return std::move(nodes_);
 }
 

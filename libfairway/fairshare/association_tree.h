@@ -8,10 +8,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -22,8 +22,8 @@ namespace fairway::fairshare {
 inline constexpr AssocId kNoParent = 0;
 
 struct Shares {
-    bool use_parent = false;   // Fairshare=parent
-    std::uint32_t raw = 1;     // meaningful when !use_parent
+    bool use_parent = false;  // Fairshare=parent
+    std::uint32_t raw = 1;    // meaningful when !use_parent
 
     static Shares parent() { return {true, 0}; }
     static Shares of(std::uint32_t raw) { return {false, raw}; }
@@ -31,12 +31,12 @@ struct Shares {
 };
 
 struct AssociationNode {
-    AssocId id = 0;                 // must be non-zero and unique
-    AssocId parent = kNoParent;     // kNoParent only for the root
-    std::string account;            // account name (for a user association: the account it is in)
-    std::string user;               // empty for accounts
+    AssocId id = 0;              // must be non-zero and unique
+    AssocId parent = kNoParent;  // kNoParent only for the root
+    std::string account;         // account name (for a user association: the account it is in)
+    std::string user;            // empty for accounts
     Shares shares;
-    double own_usage = 0;           // windowed usage charged to this association itself
+    double own_usage = 0;  // windowed usage charged to this association itself
 
     bool is_user() const noexcept { return !user.empty(); }
 };
@@ -92,7 +92,7 @@ private:
     // and the copies share this instead of rebuilding a map and a vector per node.
     struct Shape {
         std::vector<std::vector<std::size_t>> children;
-        std::vector<std::size_t> parent;   // the root's is itself
+        std::vector<std::size_t> parent;  // the root's is itself
         IdIndex index;
     };
 
@@ -119,7 +119,7 @@ private:
 
     const AssociationTree* known_;
     std::size_t read_ = 0;
-    bool diverged_ = false;   // a node differed: nodes_ holds every node read
+    bool diverged_ = false;  // a node differed: nodes_ holds every node read
     std::vector<AssociationNode> nodes_;
 };
 

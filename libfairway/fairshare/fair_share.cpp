@@ -15,7 +15,7 @@ constexpr long double kInfinity = std::numeric_limits<long double>::infinity();
 // Everything both algorithms derive from the tree shape and usage alone.
 struct TreeFacts {
     const AssociationTree& tree;
-    std::vector<std::size_t> preorder;               // parents before children
+    std::vector<std::size_t> preorder;  // parents before children
     std::vector<std::optional<std::size_t>> fs_parent;
     std::vector<std::vector<std::size_t>> fs_children;
     std::vector<std::uint32_t> level_shares;
@@ -88,7 +88,7 @@ struct Work {
     std::vector<long double> usage_efctv;
     std::vector<long double> level_fs;
     std::vector<double> user_factor;
-    std::vector<long double> children_norm_usage;   // DEPTH_OBLIVIOUS only: see children_norm_usage()
+    std::vector<long double> children_norm_usage;  // DEPTH_OBLIVIOUS only: see children_norm_usage()
 };
 
 // Each node's fair-share children's NormUsage summed, leaving out "parent" ones (Slurm sums a
@@ -107,10 +107,8 @@ double classic_norm_shares(const TreeFacts& facts, const std::vector<std::option
     double norm = 1.0;
     for (std::size_t at = i; parent[at]; at = *parent[at]) {
         if (facts.use_parent(at)) continue;
-        if (facts.level_shares[at] == 0)
-            norm = 0;
-        else
-            norm *= static_cast<double>(facts.raw(at)) / static_cast<double>(facts.level_shares[at]);
+        if (facts.level_shares[at] == 0) norm = 0;
+        else norm *= static_cast<double>(facts.raw(at)) / static_cast<double>(facts.level_shares[at]);
     }
     return norm;
 }
@@ -156,8 +154,11 @@ Work run_classic(const TreeFacts& facts, const FairShareOptions& options) {
     std::vector<std::optional<std::size_t>> parent(n);
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t child : facts.tree.children(i)) parent[child] = i;
-    Work work{std::vector<double>(n, 0), std::vector<long double>(n, 0), std::vector<long double>(n, 0),
-              std::vector<double>(n, 0), {}};
+    Work work{std::vector<double>(n, 0),
+              std::vector<long double>(n, 0),
+              std::vector<long double>(n, 0),
+              std::vector<double>(n, 0),
+              {}};
     if (options.depth_oblivious) work.children_norm_usage = children_norm_usage(facts);
     for (std::size_t i : facts.preorder) {
         work.shares_norm[i] = classic_norm_shares(facts, parent, work, i);
@@ -168,9 +169,8 @@ Work run_classic(const TreeFacts& facts, const FairShareOptions& options) {
 
 void fair_tree_level(const TreeFacts& facts, Work& work, std::size_t i) {
     const std::size_t fs = (facts.use_parent(i) && facts.fs_parent[i]) ? *facts.fs_parent[i] : i;
-    work.shares_norm[i] = facts.level_shares[fs] ? static_cast<double>(facts.raw(fs)) /
-                                                       static_cast<double>(facts.level_shares[fs])
-                                                 : 0.0;
+    work.shares_norm[i] =
+        facts.level_shares[fs] ? static_cast<double>(facts.raw(fs)) / static_cast<double>(facts.level_shares[fs]) : 0.0;
     if (facts.is_root(i)) {
         work.usage_efctv[i] = 1.0L;
         work.level_fs[i] = kNoVal;
@@ -179,16 +179,14 @@ void fair_tree_level(const TreeFacts& facts, Work& work, std::size_t i) {
     const long double parent_usage = facts.raw_usage[*facts.fs_parent[i]];
     work.usage_efctv[i] = parent_usage ? facts.raw_usage[i] / parent_usage : 0.0L;
     const long double shares = work.shares_norm[i];
-    if (facts.use_parent(i))
-        work.level_fs[i] = facts.tree.node(i).is_user() ? kInfinity : kNoVal;
-    else
-        work.level_fs[i] = shares == 0 ? 0.0L : shares / work.usage_efctv[i];
+    if (facts.use_parent(i)) work.level_fs[i] = facts.tree.node(i).is_user() ? kInfinity : kNoVal;
+    else work.level_fs[i] = shares == 0 ? 0.0L : shares / work.usage_efctv[i];
 }
 
 struct Ranking {
     std::uint32_t users = 0;
     std::uint32_t rank = 0;
-    std::uint32_t remaining = 0;   // Slurm's "rnt": rank of the next user not tied
+    std::uint32_t remaining = 0;  // Slurm's "rnt": rank of the next user not tied
 };
 
 // Slurm 22.05's _calc_tree_fs. Its tied-account merge never merges (it only counts users after an
@@ -217,8 +215,11 @@ void rank_siblings(const TreeFacts& facts, Work& work, Ranking& ranking, std::ve
 
 Work run_fair_tree(const TreeFacts& facts) {
     const std::size_t n = facts.tree.size();
-    Work work{std::vector<double>(n, 0), std::vector<long double>(n, 0), std::vector<long double>(n, 0),
-              std::vector<double>(n, 0), {}};
+    Work work{std::vector<double>(n, 0),
+              std::vector<long double>(n, 0),
+              std::vector<long double>(n, 0),
+              std::vector<double>(n, 0),
+              {}};
     for (std::size_t i : facts.preorder) fair_tree_level(facts, work, i);
     Ranking ranking;
     for (const AssociationNode& node : facts.tree.nodes()) ranking.users += node.is_user() ? 1 : 0;
@@ -238,10 +239,8 @@ ShareFigures figures_of(const TreeFacts& facts, const Work& work, std::size_t i,
     if (!facts.is_root(i)) row.norm_usage = static_cast<double>(norm_usage(facts, i));
     row.effective_usage = static_cast<double>(work.usage_efctv[i]);
     // sshare computes classic FairShare from the double it received, as done here.
-    if (classic)
-        row.fair_share = classic_fs_factor(row.effective_usage, row.norm_shares, options.dampening);
-    else if (node.is_user())
-        row.fair_share = work.user_factor[i];
+    if (classic) row.fair_share = classic_fs_factor(row.effective_usage, row.norm_shares, options.dampening);
+    else if (node.is_user()) row.fair_share = work.user_factor[i];
     const bool no_level = facts.use_parent(i) || (!classic && facts.is_root(i));
     if (!no_level) row.level_fs = work.level_fs[i];
     return row;

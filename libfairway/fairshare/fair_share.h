@@ -26,8 +26,8 @@
 //                 siblings sorted by LevelFS (users before accounts on ties), equal LevelFS = equal rank.
 #pragma once
 
-#include <optional>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -54,19 +54,19 @@ const char* algorithm_name(const FairShareOptions& options);
 // What sshare -l shows for one association. Optional fields are the ones sshare prints empty.
 struct ShareFigures {
     AssocId id = 0;
-    std::optional<Shares> raw_shares;    // RawShares: nullopt for the root; "parent" when use_parent
-    double norm_shares = 0;              // NormShares
-    long double raw_usage = 0;           // RawUsage (sshare prints it truncated to an integer)
-    std::optional<double> norm_usage;    // NormUsage: nullopt for the root (Slurm never sets it)
-    double effective_usage = 0;          // EffectvUsage (1 for the root)
-    std::optional<double> fair_share;    // FairShare: Fair Tree: users only; classic: every node
-    std::optional<long double> level_fs; // LevelFS: nullopt for "parent" nodes and the root;
-                                         // may be +inf (sshare prints "inf")
+    std::optional<Shares> raw_shares;     // RawShares: nullopt for the root; "parent" when use_parent
+    double norm_shares = 0;               // NormShares
+    long double raw_usage = 0;            // RawUsage (sshare prints it truncated to an integer)
+    std::optional<double> norm_usage;     // NormUsage: nullopt for the root (Slurm never sets it)
+    double effective_usage = 0;           // EffectvUsage (1 for the root)
+    std::optional<double> fair_share;     // FairShare: Fair Tree: users only; classic: every node
+    std::optional<long double> level_fs;  // LevelFS: nullopt for "parent" nodes and the root;
+                                          // may be +inf (sshare prints "inf")
 };
 
 class FairShareResult {
 public:
-    FairShareResult() = default;   // empty: find() fails, job_factor() is 0
+    FairShareResult() = default;  // empty: find() fails, job_factor() is 0
 
     // Figures in the tree's node order (figures()[i] belongs to tree.node(i)).
     const std::vector<ShareFigures>& figures() const noexcept { return figures_; }
@@ -88,10 +88,10 @@ private:
     friend FairShareResult compute_fair_share(const AssociationTree&, const FairShareOptions&);
 
     std::vector<ShareFigures> figures_;
-    std::vector<std::size_t> fs_assoc_;             // whose figures a job uses: self, or fs parent for "parent"
-    std::vector<long double> effective_exact_;      // EffectvUsage before sshare's cast to double
-    std::vector<double> user_factor_;               // Fair Tree rank / users (0 for accounts)
-    std::shared_ptr<const AssociationTree::IdIndex> index_;   // the tree's, shared
+    std::vector<std::size_t> fs_assoc_;         // whose figures a job uses: self, or fs parent for "parent"
+    std::vector<long double> effective_exact_;  // EffectvUsage before sshare's cast to double
+    std::vector<double> user_factor_;           // Fair Tree rank / users (0 for accounts)
+    std::shared_ptr<const AssociationTree::IdIndex> index_;  // the tree's, shared
     FairShareOptions options_;
 };
 

@@ -12,7 +12,7 @@ constexpr std::int64_t kGridSteps = 256;
 
 Seconds default_horizon(const LedgerConfig& config) {
     if (config.window != kInfiniteWindow) return config.window + config.bucket;
-    return config.half_life * 20;   // 2^-20: nothing left to recover; 0 when nothing ever decays
+    return config.half_life * 20;  // 2^-20: nothing left to recover; 0 when nothing ever decays
 }
 
 // Bucket expiries (the only instants a windowed usage drops in steps) and an even grid.
@@ -41,7 +41,9 @@ public:
     FactorProbe(const WindowedUsageLedger& ledger, const AssociationTree& tree, const FairShareOptions& options,
                 AssocId assoc)
         : ledger_(ledger), tree_(tree), options_(options), assoc_(assoc) {}
-    double at(TimePoint t) const { return compute_fair_share(tree_.with_usage(ledger_, t), options_).job_factor(assoc_); }
+    double at(TimePoint t) const {
+        return compute_fair_share(tree_.with_usage(ledger_, t), options_).job_factor(assoc_);
+    }
 
 private:
     const WindowedUsageLedger& ledger_;
@@ -55,7 +57,8 @@ private:
 RecoveryForecast forecast_recovery(const WindowedUsageLedger& ledger, const AssociationTree& tree,
                                    const FairShareOptions& options, const RecoveryQuery& query, TimePoint now) {
     if (!tree.index_of(query.assoc))
-        throw InputError(SourceLocation{"", 0, "assoc"}, "association " + std::to_string(query.assoc) + " is not in the tree");
+        throw InputError(SourceLocation{"", 0, "assoc"},
+                         "association " + std::to_string(query.assoc) + " is not in the tree");
     if (!(query.target >= 0 && query.target <= 1))
         throw InputError(SourceLocation{"", 0, "target"}, "the fair-share level must be within 0..1");
     check_time(now, "time");

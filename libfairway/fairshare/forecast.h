@@ -10,13 +10,13 @@
 namespace fairway::fairshare {
 
 struct RecoveryQuery {
-    AssocId assoc = 0;        // the association whose factor is watched
-    double target = 0.5;      // the level to reach (job_factor() >= target)
-    Seconds horizon{0};       // how far to look; 0 = W + bucket (windowed) or 20 half-lives (infinite)
+    AssocId assoc = 0;    // the association whose factor is watched
+    double target = 0.5;  // the level to reach (job_factor() >= target)
+    Seconds horizon{0};   // how far to look; 0 = W + bucket (windowed) or 20 half-lives (infinite)
 };
 
 struct RecoveryForecast {
-    std::optional<TimePoint> reached;   // earliest time found (now if already there); none within horizon
+    std::optional<TimePoint> reached;  // earliest time found (now if already there); none within horizon
     double factor_now = 0;
     double factor_at_reached = 0;
 };

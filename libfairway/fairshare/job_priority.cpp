@@ -37,10 +37,8 @@ double job_size_relative_to_time(const PriorityConfig& config, const ClusterShap
     double size = static_cast<double>(job.min_nodes) * cluster.cpus / cluster.nodes;
     if (job.cpus > size) size = job.cpus;
     double limit = 1;
-    if (job.time_limit_minutes)
-        limit = *job.time_limit_minutes;
-    else
-        limit = job.partitions.front().max_time_minutes;
+    if (job.time_limit_minutes) limit = *job.time_limit_minutes;
+    else limit = job.partitions.front().max_time_minutes;
     size = size / limit / cluster.cpus;
     return config.favor_small ? 1.0 - size : size;
 }
@@ -72,8 +70,7 @@ std::vector<double> tres_factors(const PriorityConfig& config, const JobFacts& j
     if (config.weights.tres.empty()) return factors;
     for (std::size_t i = 0; i < factors.size(); ++i) {
         const auto value = static_cast<double>(job.tres_count[i]);
-        if (config.flags.no_normal_tres)
-            factors[i] = value;
+        if (config.flags.no_normal_tres) factors[i] = value;
         else if (value != 0 && !part.tres_total.empty() && part.tres_total[i] != 0)
             factors[i] = value / static_cast<double>(part.tres_total[i]);
     }

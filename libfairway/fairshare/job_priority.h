@@ -19,13 +19,13 @@
 namespace fairway::fairshare {
 
 struct PriorityWeights {
-    std::uint32_t age = 0;          // PriorityWeightAge
-    std::uint32_t assoc = 0;        // PriorityWeightAssoc
-    std::uint32_t fairshare = 0;    // PriorityWeightFairshare
-    std::uint32_t job_size = 0;     // PriorityWeightJobSize
-    std::uint32_t partition = 0;    // PriorityWeightPartition
-    std::uint32_t qos = 0;          // PriorityWeightQOS
-    std::vector<double> tres;       // PriorityWeightTRES, indexed like JobFacts::tres_count; empty = none
+    std::uint32_t age = 0;        // PriorityWeightAge
+    std::uint32_t assoc = 0;      // PriorityWeightAssoc
+    std::uint32_t fairshare = 0;  // PriorityWeightFairshare
+    std::uint32_t job_size = 0;   // PriorityWeightJobSize
+    std::uint32_t partition = 0;  // PriorityWeightPartition
+    std::uint32_t qos = 0;        // PriorityWeightQOS
+    std::vector<double> tres;     // PriorityWeightTRES, indexed like JobFacts::tres_count; empty = none
 };
 
 // The PriorityFlags bits that change the formula.
@@ -39,14 +39,14 @@ struct PriorityFlagBits {
 
 struct PriorityConfig {
     PriorityWeights weights;
-    Seconds max_age{7 * 86400};   // PriorityMaxAge
-    bool favor_small = false;     // PriorityFavorSmall
+    Seconds max_age{7 * 86400};  // PriorityMaxAge
+    bool favor_small = false;    // PriorityFavorSmall
     PriorityFlagBits flags;
 };
 
 struct ClusterShape {
-    std::uint32_t nodes = 1;      // node_record_count
-    std::uint32_t cpus = 1;       // cluster_cpus
+    std::uint32_t nodes = 1;  // node_record_count
+    std::uint32_t cpus = 1;   // cluster_cpus
 };
 
 struct PartitionFacts {
@@ -58,25 +58,25 @@ struct PartitionFacts {
 };
 
 struct JobFacts {
-    std::optional<TimePoint> accrue_time;   // none: no age factor
-    double fairshare_factor = 0;            // FairShareResult::job_factor(assoc)
-    std::uint32_t cpus = 0;                 // total_cpus, else max_cpus, else min_cpus
+    std::optional<TimePoint> accrue_time;  // none: no age factor
+    double fairshare_factor = 0;           // FairShareResult::job_factor(assoc)
+    std::uint32_t cpus = 0;                // total_cpus, else max_cpus, else min_cpus
     std::uint32_t min_nodes = 1;
     std::optional<std::uint32_t> time_limit_minutes;  // none: partition MaxTime
-    std::uint32_t assoc_priority = 0;       // association Priority (raw)
-    double assoc_priority_norm = 0;         // raw / largest association Priority
-    std::uint32_t qos_priority = 0;         // QOS Priority (raw)
-    double qos_priority_norm = 0;           // raw / largest QOS Priority
-    std::int64_t site_factor = 0;           // scontrol's SiteFactor (already without NICE_OFFSET)
-    std::int64_t nice = 0;                  // job nice (already without NICE_OFFSET; may be negative)
-    std::vector<std::uint64_t> tres_count;  // allocated, else requested, per TRES
-    std::vector<PartitionFacts> partitions; // [0] = the job's current partition; more = multi-partition
+    std::uint32_t assoc_priority = 0;                 // association Priority (raw)
+    double assoc_priority_norm = 0;                   // raw / largest association Priority
+    std::uint32_t qos_priority = 0;                   // QOS Priority (raw)
+    double qos_priority_norm = 0;                     // raw / largest QOS Priority
+    std::int64_t site_factor = 0;                     // scontrol's SiteFactor (already without NICE_OFFSET)
+    std::int64_t nice = 0;                            // job nice (already without NICE_OFFSET; may be negative)
+    std::vector<std::uint64_t> tres_count;            // allocated, else requested, per TRES
+    std::vector<PartitionFacts> partitions;           // [0] = the job's current partition; more = multi-partition
 };
 
 // Factors as sprio shows them: normalised (0..1 unless NO_NORMAL_*) and weighted.
 struct PriorityFactors {
     double age = 0, assoc = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
-    std::vector<double> tres;   // per TRES
+    std::vector<double> tres;  // per TRES
     std::int64_t site = 0;
     std::int64_t nice = 0;
 };
@@ -84,10 +84,10 @@ struct PriorityFactors {
 struct JobPriority {
     PriorityFactors normalised;
     PriorityFactors weighted;
-    std::uint32_t priority = 1;                    // for partitions[0]
-    std::vector<std::uint32_t> partition_priority; // one per JobFacts::partitions when there are > 1
-    double sum = 0;                                // the weighted sum `priority` was clamped from ...
-    std::vector<double> partition_sum;             // ... and those of partition_priority
+    std::uint32_t priority = 1;                     // for partitions[0]
+    std::vector<std::uint32_t> partition_priority;  // one per JobFacts::partitions when there are > 1
+    double sum = 0;                                 // the weighted sum `priority` was clamped from ...
+    std::vector<double> partition_sum;              // ... and those of partition_priority
 };
 
 // Computes a job's priority at `now`. Throws InputError (key "tres") when tres_count, weights.tres

@@ -42,9 +42,7 @@ void apply(FairshareParameters& params, const std::string& key, std::string_view
 
 }  // namespace
 
-LedgerConfig FairshareParameters::ledger_config() const {
-    return LedgerConfig{window, half_life, bucket}.validated();
-}
+LedgerConfig FairshareParameters::ledger_config() const { return LedgerConfig{window, half_life, bucket}.validated(); }
 
 std::string FairshareParameters::describe() const {
     const LedgerConfig config = ledger_config();
@@ -84,8 +82,7 @@ std::vector<std::string> doubtful_settings(const FairshareParameters& params) {
                          ": usage loses at most half its weight before it leaves the window, so the decay does "
                          "almost nothing (a half-life well below the window, or 0 for none, is what is usually meant)");
     if (config.window > kLongestLikelyWindow)
-        doubts.push_back("the window " + window + " is longer than " +
-                         format_slurm_duration(kLongestLikelyWindow) +
+        doubts.push_back("the window " + window + " is longer than " + format_slurm_duration(kLongestLikelyWindow) +
                          ": usage that old still counts (days written for minutes?)");
     return doubts;
 }

@@ -22,8 +22,8 @@ namespace fairway::fairshare {
 
 struct FairshareParameters {
     Seconds window{14 * 86400};
-    Seconds bucket{0};       // 0 = derived from the window (default_bucket_width)
-    Seconds half_life{0};    // copied from the caller's PriorityDecayHalfLife
+    Seconds bucket{0};     // 0 = derived from the window (default_bucket_width)
+    Seconds half_life{0};  // copied from the caller's PriorityDecayHalfLife
 
     // The ledger configuration these parameters describe (bucket resolved, validated).
     LedgerConfig ledger_config() const;

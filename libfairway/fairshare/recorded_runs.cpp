@@ -6,29 +6,23 @@ namespace fairway::fairshare {
 namespace {
 
 // Where a run's charge stops: its end as far as anyone knows it, else what accounting vouches for.
-TimePoint charge_until(const RecordedRun& run, const LiveRun* live, TimePoint complete_until, TimePoint now)
-{
-    if (run.end)
-        return *run.end;
-    if (live)
-        return live->ended.value_or(now);
+TimePoint charge_until(const RecordedRun& run, const LiveRun* live, TimePoint complete_until, TimePoint now) {
+    if (run.end) return *run.end;
+    if (live) return live->ended.value_or(now);
     return complete_until;
 }
 
 }  // namespace
 
 std::optional<ChargeSpan> span_to_charge(const RecordedRun& run, const LiveRun* live, TimePoint since,
-                                         TimePoint complete_until, TimePoint now)
-{
-    if (!run.start || *run.start >= now)
-        return std::nullopt;
+                                         TimePoint complete_until, TimePoint now) {
+    if (!run.start || *run.start >= now) return std::nullopt;
     const TimePoint from = std::max(*run.start, since);
     const TimePoint to = std::clamp(charge_until(run, live, complete_until, now), from, std::max(from, now));
     return ChargeSpan{from, to};
 }
 
-TimePoint RebuildCoverage::charge_from(const RunId& run, TimePoint start) const
-{
+TimePoint RebuildCoverage::charge_from(const RunId& run, TimePoint start) const {
     return std::max(start, covered_.contains(run) ? rebuilt_at_ : horizon_);
 }
 

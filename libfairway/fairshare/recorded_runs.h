@@ -32,19 +32,19 @@ namespace fairway::fairshare {
 
 struct RunId {
     std::uint32_t job_id = 0;
-    std::int64_t submit = 0;   // Unix seconds, as slurmdbd keeps it
+    std::int64_t submit = 0;  // Unix seconds, as slurmdbd keeps it
     auto operator<=>(const RunId&) const = default;
 };
 
 struct RecordedRun {
     RunId id;
-    std::optional<TimePoint> start;   // none: it never started
-    std::optional<TimePoint> end;     // none: accounting has no end for it (yet)
+    std::optional<TimePoint> start;  // none: it never started
+    std::optional<TimePoint> end;    // none: accounting has no end for it (yet)
 };
 
 // What slurmctld knows of a run it still holds in its job list.
 struct LiveRun {
-    std::optional<TimePoint> ended;   // none: still running
+    std::optional<TimePoint> ended;  // none: still running
 };
 
 // [from, to) to charge.

@@ -141,7 +141,8 @@ Meter read_meter(codec::Reader& in) {
     const auto owner = in.little<std::uint8_t>();
     in.take(3);
     const auto what = in.little<std::int64_t>();
-    if (owner > static_cast<std::uint8_t>(Owner::qos_undecayed)) codec::corrupt("unknown meter owner " + std::to_string(owner));
+    if (owner > static_cast<std::uint8_t>(Owner::qos_undecayed))
+        codec::corrupt("unknown meter owner " + std::to_string(owner));
     const bool known = what == Meter::kBilling || what == Meter::kWall || (what > 0 && what <= 0xFFFFFFFFLL);
     if (!known) codec::corrupt("unknown meter " + std::to_string(what));
     return Meter{static_cast<Owner>(owner), what};

@@ -40,13 +40,13 @@ using TresId = std::uint32_t;
 
 enum class Owner : std::uint8_t {
     association = 0,
-    qos = 1,             // decayed with the half-life
-    qos_undecayed = 2,   // the same usage without decay (QOS flag NoDecay)
+    qos = 1,            // decayed with the half-life
+    qos_undecayed = 2,  // the same usage without decay (QOS flag NoDecay)
 };
 
 struct Meter {
     Owner owner = Owner::association;
-    std::int64_t what = kBilling;   // kBilling, kWall, or a TRES id (> 0)
+    std::int64_t what = kBilling;  // kBilling, kWall, or a TRES id (> 0)
 
     static constexpr std::int64_t kBilling = -1;
     static constexpr std::int64_t kWall = -2;
@@ -61,14 +61,14 @@ struct Meter {
 // Who a job's usage belongs to. QOS id 0 = none.
 struct UsageOwners {
     AssocId association = 0;
-    std::array<QosId, 2> qos{};   // the job's QOS, and its partition's QOS when that differs
+    std::array<QosId, 2> qos{};  // the job's QOS, and its partition's QOS when that differs
 };
 
 // What one second of a job costs on each meter, UsageFactor included.
 struct UsageRates {
-    double billing = 0;                               // billing TRES x UsageFactor
-    double wall = 0;                                  // UsageFactor
-    std::vector<std::pair<TresId, double>> tres;      // TRES count x UsageFactor, per TRES id
+    double billing = 0;                           // billing TRES x UsageFactor
+    double wall = 0;                              // UsageFactor
+    std::vector<std::pair<TresId, double>> tres;  // TRES count x UsageFactor, per TRES id
 };
 
 class UsageBook {

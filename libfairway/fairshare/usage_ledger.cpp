@@ -22,8 +22,7 @@ void check_duration(Seconds value, const char* key, bool allow_zero) {
     if (value.count() < 0 || (!allow_zero && value.count() == 0))
         reject(key, "must be " + std::string(allow_zero ? "zero or positive" : "positive") + ", got " +
                         std::to_string(value.count()) + " s");
-    if (value.count() > kMaxEpochSeconds)
-        reject(key, "is too large (" + std::to_string(value.count()) + " s)");
+    if (value.count() > kMaxEpochSeconds) reject(key, "is too large (" + std::to_string(value.count()) + " s)");
 }
 
 }  // namespace
@@ -86,10 +85,8 @@ void WindowedUsageLedger::add_to_bucket(Account& account, std::int64_t index, do
     }
     auto at = std::lower_bound(buckets.begin(), buckets.end(), index,
                                [](const Bucket& b, std::int64_t i) { return b.index < i; });
-    if (at != buckets.end() && at->index == index)
-        at->weight += weight;
-    else
-        buckets.insert(at, Bucket{index, weight});
+    if (at != buckets.end() && at->index == index) at->weight += weight;
+    else buckets.insert(at, Bucket{index, weight});
 }
 
 void WindowedUsageLedger::rebase_anchor(TimePoint now) {
@@ -161,17 +158,16 @@ std::size_t WindowedUsageLedger::expire(Account& account, TimePoint now) {
 AdvanceStats WindowedUsageLedger::advance(TimePoint now) {
     check_time(now, "time");
     AdvanceStats stats;
-    if (now < clock_)
-        stats.clock_went_backwards = true;
-    else
-        clock_ = now;
+    if (now < clock_) stats.clock_went_backwards = true;
+    else clock_ = now;
     if (accounts_.empty()) anchor_ = clock_;
     if (half_lives_after_anchor(clock_) > kRebaseHalfLives) rebase_anchor(clock_);
     for (auto it = accounts_.begin(); it != accounts_.end();) {
         ++stats.associations_visited;
         stats.buckets_expired += windowed() ? expire(it->second, clock_) : 0;
-        const bool empty = windowed() ? it->second.buckets.empty()
-                                      : it->second.anchored * growth(double(seconds_of(anchor_) - seconds_of(clock_))) == 0;
+        const bool empty = windowed()
+                               ? it->second.buckets.empty()
+                               : it->second.anchored * growth(double(seconds_of(anchor_) - seconds_of(clock_))) == 0;
         it = empty ? accounts_.erase(it) : std::next(it);
     }
     return stats;

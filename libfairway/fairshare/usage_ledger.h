@@ -50,9 +50,9 @@ inline constexpr std::int64_t kMaxBucketsPerWindow = 100000;
 inline constexpr Seconds kInfiniteWindow = Seconds::max();
 
 struct LedgerConfig {
-    Seconds window{14 * 86400};   // W; kInfiniteWindow for unbounded decay
-    Seconds half_life{7 * 86400}; // H; 0 = no decay
-    Seconds bucket{0};            // 0 = default_bucket_width(window)
+    Seconds window{14 * 86400};    // W; kInfiniteWindow for unbounded decay
+    Seconds half_life{7 * 86400};  // H; 0 = no decay
+    Seconds bucket{0};             // 0 = default_bucket_width(window)
 
     // Throws InputError(key "window"/"half_life"/"bucket") when not usable. Returns a copy with the
     // bucket width resolved.
@@ -116,16 +116,16 @@ public:
 
 private:
     struct Bucket {
-        std::int64_t index = 0;   // bucket start = index * width (epoch seconds)
-        double weight = 0;        // sum of u * 2^((t - start) / H): decay-free within the bucket
+        std::int64_t index = 0;  // bucket start = index * width (epoch seconds)
+        double weight = 0;       // sum of u * 2^((t - start) / H): decay-free within the bucket
     };
     struct Account {
-        double anchored = 0;      // sum of live charges as u * 2^((t - anchor_) / H)
+        double anchored = 0;         // sum of live charges as u * 2^((t - anchor_) / H)
         std::deque<Bucket> buckets;  // ascending index; empty when the window is infinite
     };
 
     bool windowed() const noexcept { return config_.window != kInfiniteWindow; }
-    double growth(double seconds) const;          // 2^(seconds / H), 1 when H == 0
+    double growth(double seconds) const;  // 2^(seconds / H), 1 when H == 0
     double half_lives_after_anchor(TimePoint t) const;
     double bucket_weight_at_anchor(const Bucket& bucket) const;
     bool bucket_expired(const Bucket& bucket, TimePoint now) const;
@@ -133,8 +133,7 @@ private:
     void add_to_bucket(Account& account, std::int64_t index, double weight);
     void rebase_anchor(TimePoint now);
     std::size_t expire(Account& account, TimePoint now);
-    void restore_account(AssocId assoc, double anchored,
-                         const std::vector<std::pair<std::int64_t, double>>& buckets);
+    void restore_account(AssocId assoc, double anchored, const std::vector<std::pair<std::int64_t, double>>& buckets);
 
     LedgerConfig config_;
     TimePoint clock_{};

@@ -39,16 +39,16 @@ bool no_start_between(const StartCounts& before, const StartCounts& now);
 
 // What a pass sees, under slurmctld's job lock, of the job-side inputs it cannot visit job by job.
 struct WalkStamp {
-    std::int64_t seen_at = 0;            // when it was read
-    std::optional<StartCounts> starts;   // none: slurmctld shows no statistics (every pass looks at every job)
-    std::uint64_t fingerprint = 0;       // partitions, cluster, settings (Fingerprint)
+    std::int64_t seen_at = 0;           // when it was read
+    std::optional<StartCounts> starts;  // none: slurmctld shows no statistics (every pass looks at every job)
+    std::uint64_t fingerprint = 0;      // partitions, cluster, settings (Fingerprint)
 };
 
 // What the last walk saw.
 struct LastWalk {
     WalkStamp stamp;
-    std::uint64_t association_inputs = 0; // associations and QOS (Fingerprint)
-    std::int64_t full_walk_at = 0;        // when a walk last visited every job
+    std::uint64_t association_inputs = 0;  // associations and QOS (Fingerprint)
+    std::int64_t full_walk_at = 0;         // when a walk last visited every job
 };
 
 // True when no job started since the last walk, nothing in the job-side fingerprint changed, as far
@@ -58,9 +58,9 @@ bool no_job_started(const std::optional<LastWalk>& last, const WalkStamp& seen, 
                     std::chrono::seconds longest_skip);
 
 enum class WalkPlan {
-    all_jobs,   // something other than time changed, or nothing is remembered: recompute every job
-    due_jobs,   // only time went by: recompute the jobs whose priority aging changes (AgeCalendar)
-    none,       // only time went by and every age factor is settled: nothing would change
+    all_jobs,  // something other than time changed, or nothing is remembered: recompute every job
+    due_jobs,  // only time went by: recompute the jobs whose priority aging changes (AgeCalendar)
+    none,      // only time went by and every age factor is settled: nothing would change
 };
 
 // What a pass must recompute: only time went by when no_job_started() holds, the association and
@@ -75,8 +75,10 @@ WalkPlan plan_walk(const std::optional<LastWalk>& last, const WalkStamp& seen, s
 class Fingerprint {
 public:
     template <std::integral T>
-    Fingerprint& add(T value) { return add_bits(static_cast<std::uint64_t>(value)); }
-    Fingerprint& add(double value);   // by bit pattern: -0.0 and 0.0 differ, which errs on the safe side
+    Fingerprint& add(T value) {
+        return add_bits(static_cast<std::uint64_t>(value));
+    }
+    Fingerprint& add(double value);  // by bit pattern: -0.0 and 0.0 differ, which errs on the safe side
     Fingerprint& add(const void* pointer) { return add(reinterpret_cast<std::uintptr_t>(pointer)); }
     std::uint64_t value() const noexcept { return hash_; }
 

@@ -94,7 +94,8 @@ void encode_step_preset(const AppliedPreset& entry, std::vector<std::string>& to
     if (preset.values.gpu_binding) tokens.push_back(step_token("B", {format_gpu_binding(*preset.values.gpu_binding)}));
     if (preset.values.distributed_env) tokens.push_back(*preset.values.distributed_env ? "D:1" : "D:0");
     for (Field field : {Field::gpu_binding, Field::distributed_env})
-        if (preset.cleared.test(static_cast<std::size_t>(field))) tokens.push_back("X:" + std::string(field_key(field)));
+        if (preset.cleared.test(static_cast<std::size_t>(field)))
+            tokens.push_back("X:" + std::string(field_key(field)));
 }
 
 std::string decoded_env_name(std::string_view field) {
@@ -108,7 +109,8 @@ void decode_step_field(const std::vector<std::string_view>& fields, Preset& pres
     auto tag = fields[0];
     if (tag == "E" && fields.size() == 3) {
         std::string value = base64_decode(fields[2], kStepPresetsVar);
-        if (value.size() > kMaxStepEnvValue || value.find('\0') != std::string::npos) step_presets_error("invalid env value");
+        if (value.size() > kMaxStepEnvValue || value.find('\0') != std::string::npos)
+            step_presets_error("invalid env value");
         preset.values.env[decoded_env_name(fields[1])] = std::move(value);
     } else if (tag == "U" && fields.size() == 2) {
         preset.cleared_env.insert(decoded_env_name(fields[1]));
@@ -117,8 +119,8 @@ void decode_step_field(const std::vector<std::string_view>& fields, Preset& pres
         if (!preset.values.gpu_binding) step_presets_error("invalid gpu-binding");
     } else if (tag == "D" && fields.size() == 2 && (fields[1] == "1" || fields[1] == "0")) {
         preset.values.distributed_env = fields[1] == "1";
-    } else if (tag == "X" && fields.size() == 2 && (fields[1] == field_key(Field::gpu_binding) ||
-                                                   fields[1] == field_key(Field::distributed_env))) {
+    } else if (tag == "X" && fields.size() == 2 &&
+               (fields[1] == field_key(Field::gpu_binding) || fields[1] == field_key(Field::distributed_env))) {
         preset.cleared.set(static_cast<std::size_t>(*field_from_key(fields[1])));
     } else {
         step_presets_error("malformed entry");
@@ -197,7 +199,8 @@ std::string encode_user_presets(const UserPresetTexts& files, std::size_t max_by
     for (const auto& [path, text] : files) {
         total += text.size();
         if (total > max_bytes)
-            throw InputError({path, 0, "preset"}, "user presets exceed the limit of " + std::to_string(max_bytes) + " bytes");
+            throw InputError({path, 0, "preset"},
+                             "user presets exceed the limit of " + std::to_string(max_bytes) + " bytes");
         if (!out.empty()) out += ',';
         out += base64_encode(path) + ':' + base64_encode(text);
     }
@@ -205,8 +208,7 @@ std::string encode_user_presets(const UserPresetTexts& files, std::size_t max_by
 }
 
 UserPresetTexts decode_user_presets(std::string_view encoded, std::size_t max_bytes) {
-    if (encoded.size() > (max_bytes + 4096 * kMaxPresetRefs) / 3 * 4 + 8 * kMaxPresetRefs)
-        carried_error("too large");
+    if (encoded.size() > (max_bytes + 4096 * kMaxPresetRefs) / 3 * 4 + 8 * kMaxPresetRefs) carried_error("too large");
     UserPresetTexts files;
     std::size_t total = 0;
     if (encoded.empty()) return files;
@@ -218,7 +220,8 @@ UserPresetTexts decode_user_presets(std::string_view encoded, std::size_t max_by
         std::string path = base64_decode(entry.substr(0, colon));
         std::string text = base64_decode(entry.substr(colon + 1));
         total += text.size();
-        if (total > max_bytes) carried_error("user presets exceed the limit of " + std::to_string(max_bytes) + " bytes");
+        if (total > max_bytes)
+            carried_error("user presets exceed the limit of " + std::to_string(max_bytes) + " bytes");
         if (path.empty()) carried_error("malformed path");
         check_reference(path, {"", 0, kUserPresetsVar});
         if (files.size() == kMaxPresetRefs) carried_error("more than 16 files");

@@ -13,8 +13,8 @@ namespace fairway::presets {
 namespace {
 
 // Everything that can change what a directory's files say, or whether they are trusted.
-constexpr std::uint32_t kChangeEvents = IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_CREATE | IN_DELETE |
-                                        IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF;
+constexpr std::uint32_t kChangeEvents = IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM |
+                                        IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF;
 
 std::string parent_of(const std::string& dir) {
     auto slash = dir.find_last_of('/', dir.size() > 1 ? dir.size() - 2 : 0);

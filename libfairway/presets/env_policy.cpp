@@ -34,7 +34,8 @@ std::string EnvPolicy::refusal(std::string_view name) const {
     if (denied == kDenied.end()) return {};
     bool site_allows = std::any_of(allowed.begin(), allowed.end(), [&](const auto& p) { return matches(p, name); });
     if (site_allows) return {};
-    return "environment name matches '" + *denied + "', which presets may not set unless the site allows it (allow_env)";
+    return "environment name matches '" + *denied +
+           "', which presets may not set unless the site allows it (allow_env)";
 }
 
 }  // namespace fairway::presets

@@ -1,6 +1,5 @@
 #include "presets/job_request.h"
 
-
 #include "presets/field_visit.h"
 #include "presets/signal_names.h"
 
@@ -8,9 +7,9 @@ namespace fairway::presets {
 namespace {
 
 constexpr std::array<std::string_view, kFieldCount> kKeys = {
-    "partition", "qos", "time", "nodes", "ntasks-per-node", "gpus", "gpus-per-node", "gpus-per-task",
-    "cpus-per-gpu", "mem-per-gpu", "constraint", "exclusive", "env", "gpu-binding", "distributed-env",
-    "requeue", "signal",
+    "partition",       "qos",          "time",        "nodes",      "ntasks-per-node", "gpus", "gpus-per-node",
+    "gpus-per-task",   "cpus-per-gpu", "mem-per-gpu", "constraint", "exclusive",       "env",  "gpu-binding",
+    "distributed-env", "requeue",      "signal",
 };
 
 }  // namespace

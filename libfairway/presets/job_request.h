@@ -47,19 +47,19 @@ struct WarnSignal {
 };
 
 struct JobRequest {
-    std::optional<std::string> partition;       // may be a comma list, as in --partition
+    std::optional<std::string> partition;  // may be a comma list, as in --partition
     std::optional<std::string> qos;
-    std::optional<Seconds> time;                // Seconds::max() = infinite
-    std::optional<std::uint32_t> nodes;         // minimum node count
+    std::optional<Seconds> time;         // Seconds::max() = infinite
+    std::optional<std::uint32_t> nodes;  // minimum node count
     std::optional<std::uint32_t> ntasks_per_node;
-    std::optional<GpuCount> gpus;               // per job (--gpus)
+    std::optional<GpuCount> gpus;  // per job (--gpus)
     std::optional<GpuCount> gpus_per_node;
     std::optional<GpuCount> gpus_per_task;
     std::optional<std::uint32_t> cpus_per_gpu;
     std::optional<std::uint64_t> mem_per_gpu_mb;
-    std::optional<std::string> constraint;      // node feature expression, as in --constraint
+    std::optional<std::string> constraint;  // node feature expression, as in --constraint
     std::optional<bool> exclusive;
-    std::map<std::string, std::string> env;     // name -> value; an absent name is unset
+    std::map<std::string, std::string> env;  // name -> value; an absent name is unset
     std::optional<GpuBinding> gpu_binding;
     std::optional<bool> distributed_env;
     std::optional<bool> requeue;
@@ -70,9 +70,23 @@ struct JobRequest {
 // One identifier per JobRequest member, in declaration order; the merge, the loader and the
 // documentation all iterate this list so that adding a field cannot miss one of them.
 enum class Field : std::uint8_t {
-    partition, qos, time, nodes, ntasks_per_node, gpus, gpus_per_node, gpus_per_task,
-    cpus_per_gpu, mem_per_gpu, constraint, exclusive, env, gpu_binding, distributed_env,
-    requeue, signal,
+    partition,
+    qos,
+    time,
+    nodes,
+    ntasks_per_node,
+    gpus,
+    gpus_per_node,
+    gpus_per_task,
+    cpus_per_gpu,
+    mem_per_gpu,
+    constraint,
+    exclusive,
+    env,
+    gpu_binding,
+    distributed_env,
+    requeue,
+    signal,
 };
 inline constexpr std::size_t kFieldCount = 17;
 using FieldSet = std::bitset<kFieldCount>;
@@ -91,7 +105,7 @@ bool is_set(const JobRequest& request, Field field);
 FieldSet changed_fields(const JobRequest& before, const JobRequest& after);
 
 // Canonical text of values, as a preset file or Slurm option would spell them.
-std::string format_gpu_count(const GpuCount& gpus);       // "a100:4", "4"
+std::string format_gpu_count(const GpuCount& gpus);         // "a100:4", "4"
 std::string format_gpu_binding(const GpuBinding& binding);  // "per-rank:2", "closest"
 std::string format_warn_signal(const WarnSignal& signal);   // "USR1@120", "B:USR1@120"
 

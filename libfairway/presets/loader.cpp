@@ -40,11 +40,17 @@ const char* expected_format(Field field) {
     case Field::partition: return "a partition name or comma list of names";
     case Field::qos: return "a QOS name";
     case Field::time: return "a Slurm time such as 90, 4:00:00, 1-0 or infinite";
-    case Field::nodes: case Field::ntasks_per_node: case Field::cpus_per_gpu: return "a positive integer";
-    case Field::gpus: case Field::gpus_per_node: case Field::gpus_per_task: return "a GPU count such as 4 or a100:4";
+    case Field::nodes:
+    case Field::ntasks_per_node:
+    case Field::cpus_per_gpu: return "a positive integer";
+    case Field::gpus:
+    case Field::gpus_per_node:
+    case Field::gpus_per_task: return "a GPU count such as 4 or a100:4";
     case Field::mem_per_gpu: return "a memory size such as 16000, 16G or 512M";
     case Field::constraint: return "a node feature expression such as a100&ib";
-    case Field::exclusive: case Field::distributed_env: case Field::requeue: return "true or false";
+    case Field::exclusive:
+    case Field::distributed_env:
+    case Field::requeue: return "true or false";
     case Field::gpu_binding: return "none, per-rank:N, round-robin, closest or ordered";
     case Field::signal: return "a signal such as USR1@120 or B:TERM@60";
     case Field::env: return "a mapping of variable names to values";
@@ -130,12 +136,14 @@ std::string unknown_key_message(const std::string& key) {
 void read_entry(const DocumentReader& reader, const std::string& key, const YAML::Node& value, Preset& preset) {
     if (key == "name") {
         preset.name = reader.scalar(value, key);
-        if (!is_valid_name(preset.name)) reader.fail(value, key, "invalid preset name '" + preset.name + "': use letters, digits, '.', '_' and '-'");
+        if (!is_valid_name(preset.name))
+            reader.fail(value, key, "invalid preset name '" + preset.name + "': use letters, digits, '.', '_' and '-'");
     } else if (key == "description") {
         preset.description = reader.scalar(value, key);
     } else if (key == "merge") {
         auto strategy = strategy_from_name(reader.scalar(value, key));
-        if (!strategy) reader.fail(value, key, "invalid value '" + value.Scalar() + "': expected defaults, override or replace");
+        if (!strategy)
+            reader.fail(value, key, "invalid value '" + value.Scalar() + "': expected defaults, override or replace");
         preset.strategy = *strategy;
     } else if (auto field = field_from_key(key)) {
         read_field(reader, *field, value, preset);

@@ -31,9 +31,8 @@ inline constexpr std::size_t kMaxPresetsPerFile = 256;
 // Parses preset text. `file` names the source in errors. When `require_name` is false a document
 // without `name` is named `default_name` (user files referenced by path). Every env name is
 // checked against `env_policy`. Throws InputError on any problem; never crashes on hostile text.
-std::vector<Preset> parse_presets(std::string_view text, const std::string& file,
-                                  const EnvPolicy& env_policy, bool require_name = true,
-                                  const std::string& default_name = "");
+std::vector<Preset> parse_presets(std::string_view text, const std::string& file, const EnvPolicy& env_policy,
+                                  bool require_name = true, const std::string& default_name = "");
 
 // Reads and parses one file, refusing files larger than `max_bytes`.
 std::vector<Preset> load_preset_file(const std::string& path, const EnvPolicy& env_policy,

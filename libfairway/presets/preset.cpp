@@ -34,9 +34,7 @@ void apply_fields(MergeState& state, const Preset& preset, bool respect_job) {
 }
 
 void apply_env(MergeState& state, const Preset& preset, bool respect_job) {
-    auto owned_by_job = [&](const std::string& name) {
-        return respect_job && state.job_owned_env.count(name) > 0;
-    };
+    auto owned_by_job = [&](const std::string& name) { return respect_job && state.job_owned_env.count(name) > 0; };
     for (const auto& [name, value] : preset.values.env) {
         if (owned_by_job(name)) continue;
         state.request.env[name] = value;

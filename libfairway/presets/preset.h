@@ -35,10 +35,10 @@ struct Preset {
     std::string name;
     std::string description;
     MergeStrategy strategy = MergeStrategy::defaults;
-    JobRequest values;                 // what the preset sets
-    FieldSet cleared;                  // fields written as null (never `env`; see cleared_env)
-    std::set<std::string> cleared_env; // env names written as null
-    SourceLocation origin;             // file and line where the preset starts
+    JobRequest values;                  // what the preset sets
+    FieldSet cleared;                   // fields written as null (never `env`; see cleared_env)
+    std::set<std::string> cleared_env;  // env names written as null
+    SourceLocation origin;              // file and line where the preset starts
 };
 
 // One preset as applied to a job, with the strategy in force (the preset's own unless overridden).

@@ -82,8 +82,8 @@ void check_reference(std::string_view text, const SourceLocation& where) {
     const auto problem = reference_problem(text);
     if (!problem) return;
     const char* what = text.find('/') != std::string_view::npos ? "preset path" : "preset";
-    throw InputError(where,
-                     std::string("invalid ") + what + " '" + escape_for_message(text) + "': " + *problem + "; " + kRule);
+    throw InputError(
+        where, std::string("invalid ") + what + " '" + escape_for_message(text) + "': " + *problem + "; " + kRule);
 }
 
 void check_record_entry(std::string_view entry) {

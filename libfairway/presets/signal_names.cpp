@@ -9,9 +9,21 @@ namespace fairway::presets {
 namespace {
 
 constexpr std::array<std::pair<std::string_view, int>, 15> kSignals = {{
-    {"HUP", SIGHUP}, {"INT", SIGINT}, {"QUIT", SIGQUIT}, {"ABRT", SIGABRT}, {"KILL", SIGKILL},
-    {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"ALRM", SIGALRM}, {"TERM", SIGTERM}, {"CONT", SIGCONT},
-    {"STOP", SIGSTOP}, {"TSTP", SIGTSTP}, {"URG", SIGURG}, {"XCPU", SIGXCPU}, {"PROF", SIGPROF},
+    {"HUP", SIGHUP},
+    {"INT", SIGINT},
+    {"QUIT", SIGQUIT},
+    {"ABRT", SIGABRT},
+    {"KILL", SIGKILL},
+    {"USR1", SIGUSR1},
+    {"USR2", SIGUSR2},
+    {"ALRM", SIGALRM},
+    {"TERM", SIGTERM},
+    {"CONT", SIGCONT},
+    {"STOP", SIGSTOP},
+    {"TSTP", SIGTSTP},
+    {"URG", SIGURG},
+    {"XCPU", SIGXCPU},
+    {"PROF", SIGPROF},
 }};
 
 }  // namespace

@@ -65,7 +65,8 @@ void read_account_defaults(const std::string& file, const YAML::Node& node, Site
         if (!is_valid_name(account)) config_error(file, entry.first, key, "invalid account name");
         try {
             for (const auto& ref : parse_preset_list(list))
-                if (ref.is_path()) config_error(file, entry.second, key, "account defaults name site presets, not files");
+                if (ref.is_path())
+                    config_error(file, entry.second, key, "account defaults name site presets, not files");
         } catch (const InputError& e) {
             if (e.where().file == file) throw;
             config_error(file, entry.second, key, e.problem());
@@ -87,7 +88,8 @@ void read_config_entry(const std::string& file, const std::string& key, const YA
     } else if (key == "account_defaults") {
         read_account_defaults(file, value, config);
     } else {
-        config_error(file, value, key, "unknown key (known: presets_dir, allow_env, max_user_preset_bytes, account_defaults)");
+        config_error(file, value, key,
+                     "unknown key (known: presets_dir, allow_env, max_user_preset_bytes, account_defaults)");
     }
 }
 
@@ -101,7 +103,8 @@ std::vector<Preset> load_site_directory(const std::string& dir, const EnvPolicy&
         const std::string path = dir + "/" + name;
         auto presets = parse_presets(read_trusted_file(path, kMaxSiteFileBytes, true), path, env_policy);
         for (auto& preset : presets) {
-            auto [it, fresh] = file_of.emplace(preset.name, preset.origin.file + ":" + std::to_string(preset.origin.line));
+            auto [it, fresh] =
+                file_of.emplace(preset.name, preset.origin.file + ":" + std::to_string(preset.origin.line));
             if (!fresh)
                 throw InputError({path, preset.origin.line, "name"},
                                  "preset '" + preset.name + "' is already defined in " + it->second);
@@ -123,8 +126,7 @@ SiteConfig parse_site_config(std::string_view text, const std::string& file, con
     }
     if (root.IsNull()) return config;
     if (!root.IsMap()) config_error(file, root, "", "expected a mapping of settings");
-    for (const auto& entry : root)
-        read_config_entry(file, config_scalar(file, entry.first, ""), entry.second, config);
+    for (const auto& entry : root) read_config_entry(file, config_scalar(file, entry.first, ""), entry.second, config);
     return config;
 }
 

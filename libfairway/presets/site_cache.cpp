@@ -36,7 +36,8 @@ std::vector<SitePresetsCache::FileStamp> SitePresetsCache::stamp_files(const std
     if (DIR* dir = ::opendir(presets_dir.c_str())) {
         while (const dirent* entry = ::readdir(dir)) {
             std::string_view name = entry->d_name;
-            if (!name.starts_with('.') && name.ends_with(".yaml")) paths.push_back(presets_dir + "/" + std::string(name));
+            if (!name.starts_with('.') && name.ends_with(".yaml"))
+                paths.push_back(presets_dir + "/" + std::string(name));
         }
         ::closedir(dir);
     }

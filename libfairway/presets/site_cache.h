@@ -54,7 +54,7 @@ private:
         std::int64_t mtime_ns = 0;
         std::int64_t size = 0;
         std::uint64_t inode = 0;
-        std::uint32_t mode = 0;   // a chmod can make a file trusted or untrusted
+        std::uint32_t mode = 0;  // a chmod can make a file trusted or untrusted
         std::uint32_t owner = 0;
         bool operator==(const FileStamp&) const = default;
     };

@@ -19,7 +19,8 @@ std::optional<std::pair<std::string, std::string>> chosen_list(const SitePresets
 
 void add_carried_user_files(PresetResolver& resolver, const SitePresets& site, const Submission& submission) {
     if (!submission.user_presets_encoded) return;
-    for (const auto& [path, text] : decode_user_presets(*submission.user_presets_encoded, site.config.max_user_preset_bytes))
+    for (const auto& [path, text] :
+         decode_user_presets(*submission.user_presets_encoded, site.config.max_user_preset_bytes))
         resolver.add_user_file(path, text);
 }
 

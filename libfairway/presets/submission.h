@@ -11,10 +11,10 @@
 namespace fairway::presets {
 
 struct Submission {
-    JobRequest job;                                    // what the job itself asked for
-    std::optional<std::string> preset_option;          // --preset value, if given
-    std::optional<std::string> user_presets_encoded;   // FAIRWAY_USER_PRESETS, if carried
-    std::string account;                               // the job's account ("" when unknown)
+    JobRequest job;                                   // what the job itself asked for
+    std::optional<std::string> preset_option;         // --preset value, if given
+    std::optional<std::string> user_presets_encoded;  // FAIRWAY_USER_PRESETS, if carried
+    std::string account;                              // the job's account ("" when unknown)
 };
 
 struct PresetApplication {

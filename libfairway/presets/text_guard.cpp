@@ -39,15 +39,17 @@ void check_yaml_document_count(std::string_view text, const std::string& file, s
     DocumentSkipper skipper;
     for (std::size_t documents = 0; parser.HandleNextDocument(skipper);)
         if (++documents > max_documents)
-            throw InputError({file, 0, ""}, "more than " + std::to_string(max_documents) +
-                                                " YAML documents (a stray ',' outside [ ] or { } makes endless empty ones)");
+            throw InputError({file, 0, ""},
+                             "more than " + std::to_string(max_documents) +
+                                 " YAML documents (a stray ',' outside [ ] or { } makes endless empty ones)");
 }
 
 void check_yaml_text(std::string_view text, const std::string& file) {
     int line = 1;
     for (std::size_t i = 0; i < text.size();) {
         if (is_forbidden_control(text[i]))
-            throw InputError({file, line, ""}, "control character (byte " + std::to_string(static_cast<std::uint8_t>(text[i])) +
+            throw InputError({file, line, ""}, "control character (byte " +
+                                                   std::to_string(static_cast<std::uint8_t>(text[i])) +
                                                    ") in the text; presets are plain YAML text");
         const auto code_point = decode_utf8(text, i);
         if (!code_point) throw InputError({file, line, ""}, "the text is not valid UTF-8");

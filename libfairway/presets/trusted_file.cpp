@@ -17,7 +17,9 @@ namespace {
 class FileDescriptor {
 public:
     explicit FileDescriptor(int fd) : fd_(fd) {}
-    ~FileDescriptor() { if (fd_ >= 0) ::close(fd_); }
+    ~FileDescriptor() {
+        if (fd_ >= 0) ::close(fd_);
+    }
     FileDescriptor(const FileDescriptor&) = delete;
     FileDescriptor& operator=(const FileDescriptor&) = delete;
     int get() const { return fd_; }
@@ -58,8 +60,8 @@ std::string read_trusted_file(const std::string& path, std::size_t max_bytes, bo
     if (require_trusted)
         if (auto why = untrusted_reason(st); !why.empty()) refuse(path, why);
     if (static_cast<std::size_t>(st.st_size) > max_bytes)
-        refuse(path, "file is " + std::to_string(st.st_size) + " bytes, more than the limit of " +
-                         std::to_string(max_bytes));
+        refuse(path,
+               "file is " + std::to_string(st.st_size) + " bytes, more than the limit of " + std::to_string(max_bytes));
     // Sized from fstat, not from the limit: a buffer of the limit (256 KiB) is an mmap that is
     // zeroed page by page, ~0.1 ms per sbatch --preset for a file of a few hundred bytes. One byte
     // more than stat says detects a file that grew; a page at least serves files whose size stat

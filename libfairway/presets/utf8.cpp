@@ -7,7 +7,11 @@ namespace fairway::presets {
 std::optional<CodePoint> decode_utf8(std::string_view text, std::size_t i) {
     const auto byte = [&](std::size_t k) { return static_cast<std::uint8_t>(text[k]); };
     const std::uint8_t lead = byte(i);
-    std::size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xe ? 3 : (lead >> 3) == 0x1e ? 4 : 0;
+    std::size_t length = lead < 0x80           ? 1
+                         : (lead >> 5) == 0x6  ? 2
+                         : (lead >> 4) == 0xe  ? 3
+                         : (lead >> 3) == 0x1e ? 4
+                                               : 0;
     if (length == 0 || i + length > text.size()) return std::nullopt;
     char32_t code = length == 1 ? lead : lead & (0x7f >> length);
     for (std::size_t k = 1; k < length; ++k) {

@@ -19,8 +19,8 @@ std::optional<std::uint64_t> parse_decimal(std::string_view text, std::uint64_t 
 }
 
 bool is_name_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '.' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '-';
 }
 
 }  // namespace
@@ -85,10 +85,14 @@ std::optional<std::uint64_t> parse_memory_mb(std::string_view text) {
     std::uint64_t multiplier_mb = 1, divisor = 1;
     if (!text.empty()) {
         switch (text.back()) {
-        case 'K': case 'k': divisor = 1024; break;
-        case 'M': case 'm': break;
-        case 'G': case 'g': multiplier_mb = 1024; break;
-        case 'T': case 't': multiplier_mb = 1024 * 1024; break;
+        case 'K':
+        case 'k': divisor = 1024; break;
+        case 'M':
+        case 'm': break;
+        case 'G':
+        case 'g': multiplier_mb = 1024; break;
+        case 'T':
+        case 't': multiplier_mb = 1024 * 1024; break;
         default: multiplier_mb = 0; break;
         }
         if (multiplier_mb == 0) multiplier_mb = 1;

@@ -45,7 +45,8 @@ public:
         } catch (const std::exception&) {
             used = 0;
         }
-        if (used == 0 || used != node.Scalar().size()) fail(node, key, "expected an integer, got '" + node.Scalar() + "'");
+        if (used == 0 || used != node.Scalar().size())
+            fail(node, key, "expected an integer, got '" + node.Scalar() + "'");
         if (value < min || value > max)
             fail(node, key, "must be between " + std::to_string(min) + " and " + std::to_string(max));
         return value;
@@ -77,7 +78,8 @@ private:
 };
 
 void read_kubernetes(const Reader& r, const YAML::Node& node, KubernetesSettings& out) {
-    r.expect_map(node, "kubernetes", {"kubeconfig", "backend", "cohort", "local_queue", "gpu_resource", "partition_label"});
+    r.expect_map(node, "kubernetes",
+                 {"kubeconfig", "backend", "cohort", "local_queue", "gpu_resource", "partition_label"});
     if (node["kubeconfig"]) {
         std::string path = r.text(node["kubeconfig"], "kubernetes.kubeconfig");
         out.kubeconfig = path == "in-cluster" ? "" : path;
@@ -103,7 +105,8 @@ void read_slurm(const Reader& r, const YAML::Node& node, SlurmSettings& out) {
 void read_reconcile(const Reader& r, const YAML::Node& node, ReconcileSettings& out) {
     r.expect_map(node, "reconcile", {"period_seconds", "stale_after_seconds", "write_timeout_seconds"});
     const long day = 86400;
-    if (node["period_seconds"]) out.period_seconds = r.integer(node["period_seconds"], "reconcile.period_seconds", 1, day);
+    if (node["period_seconds"])
+        out.period_seconds = r.integer(node["period_seconds"], "reconcile.period_seconds", 1, day);
     if (node["stale_after_seconds"])
         out.stale_after_seconds = r.integer(node["stale_after_seconds"], "reconcile.stale_after_seconds", 1, day);
     if (node["write_timeout_seconds"])
@@ -116,18 +119,22 @@ void read_reconcile(const Reader& r, const YAML::Node& node, ReconcileSettings& 
 }
 
 // Also run without a leader_election section: the default durations must fit write_timeout_seconds.
-void check_lease_timing(const Reader& r, const YAML::Node& node, const ReconcileSettings& reconcile, const LeaderElectionSettings& le) {
+void check_lease_timing(const Reader& r, const YAML::Node& node, const ReconcileSettings& reconcile,
+                        const LeaderElectionSettings& le) {
     LeaseTiming timing{le.lease_duration_seconds, le.renew_deadline_seconds, reconcile.write_timeout_seconds};
     std::string problem = lease_timing_problem(timing, le.retry_period_seconds);
     if (le.enabled && !problem.empty()) r.fail(node, "leader_election", problem);
 }
 
-void read_leader_election(const Reader& r, const YAML::Node& node, const ReconcileSettings& reconcile, LeaderElectionSettings& out) {
-    r.expect_map(node, "leader_election", {"enabled", "namespace", "name", "identity", "lease_duration_seconds",
-                                           "renew_deadline_seconds", "retry_period_seconds"});
+void read_leader_election(const Reader& r, const YAML::Node& node, const ReconcileSettings& reconcile,
+                          LeaderElectionSettings& out) {
+    r.expect_map(node, "leader_election",
+                 {"enabled", "namespace", "name", "identity", "lease_duration_seconds", "renew_deadline_seconds",
+                  "retry_period_seconds"});
     if (node["enabled"]) {
         std::string flag = r.text(node["enabled"], "leader_election.enabled");
-        if (flag != "true" && flag != "false") r.fail(node["enabled"], "leader_election.enabled", "expected true or false");
+        if (flag != "true" && flag != "false")
+            r.fail(node["enabled"], "leader_election.enabled", "expected true or false");
         out.enabled = flag == "true";
     }
     if (node["namespace"]) out.lease_namespace = r.text(node["namespace"], "leader_election.namespace");
@@ -135,11 +142,14 @@ void read_leader_election(const Reader& r, const YAML::Node& node, const Reconci
     if (node["identity"]) out.identity = r.text(node["identity"], "leader_election.identity");
     const long hour = 3600;
     if (node["lease_duration_seconds"])
-        out.lease_duration_seconds = r.integer(node["lease_duration_seconds"], "leader_election.lease_duration_seconds", 2, hour);
+        out.lease_duration_seconds =
+            r.integer(node["lease_duration_seconds"], "leader_election.lease_duration_seconds", 2, hour);
     if (node["renew_deadline_seconds"])
-        out.renew_deadline_seconds = r.integer(node["renew_deadline_seconds"], "leader_election.renew_deadline_seconds", 1, hour);
+        out.renew_deadline_seconds =
+            r.integer(node["renew_deadline_seconds"], "leader_election.renew_deadline_seconds", 1, hour);
     if (node["retry_period_seconds"])
-        out.retry_period_seconds = r.integer(node["retry_period_seconds"], "leader_election.retry_period_seconds", 1, hour);
+        out.retry_period_seconds =
+            r.integer(node["retry_period_seconds"], "leader_election.retry_period_seconds", 1, hour);
     check_lease_timing(r, node, reconcile, out);
 }
 
@@ -150,7 +160,8 @@ void read_partitions(const Reader& r, const YAML::Node& node, std::map<std::stri
         std::string key = "partitions." + name;
         r.expect_map(entry.second, key, {"node_labels"});
         PartitionMapping mapping;
-        if (entry.second["node_labels"]) mapping.node_labels = r.labels(entry.second["node_labels"], key + ".node_labels");
+        if (entry.second["node_labels"])
+            mapping.node_labels = r.labels(entry.second["node_labels"], key + ".node_labels");
         out[name] = std::move(mapping);
     }
 }
@@ -165,7 +176,8 @@ QuotaGroup read_group(const Reader& r, const YAML::Node& node, const std::string
     group.accounts = r.names(node["accounts"], key + ".accounts");
     // GrpTRES on one association bounds it and its sub-accounts; two sibling limits could add up past L_s.
     if (group.accounts.size() != 1)
-        r.fail(node["accounts"], key + ".accounts", "exactly one Slurm account per group (group sub-accounts under a parent account)");
+        r.fail(node["accounts"], key + ".accounts",
+               "exactly one Slurm account per group (group sub-accounts under a parent account)");
     if (node["namespaces"]) group.namespaces = r.names(node["namespaces"], key + ".namespaces");
     return group;
 }
@@ -176,14 +188,16 @@ void read_groups(const Reader& r, const YAML::Node& node, std::vector<QuotaGroup
     for (std::size_t i = 0; i < node.size(); ++i) {
         std::string key = "groups[" + std::to_string(i) + "]";
         QuotaGroup group = read_group(r, node[i], key);
-        if (!seen_groups.insert(group.name).second) r.fail(node[i]["name"], key + ".name", "duplicate group '" + group.name + "'");
+        if (!seen_groups.insert(group.name).second)
+            r.fail(node[i]["name"], key + ".name", "duplicate group '" + group.name + "'");
         // One account or namespace in two groups would count its use against both quotas.
         for (const auto& account : group.accounts)
             if (!seen_accounts.insert(account).second)
                 r.fail(node[i]["accounts"], key + ".accounts", "account '" + account + "' is already in another group");
         for (const auto& ns : group.namespaces)
             if (!seen_namespaces.insert(ns).second)
-                r.fail(node[i]["namespaces"], key + ".namespaces", "namespace '" + ns + "' is already in another group");
+                r.fail(node[i]["namespaces"], key + ".namespaces",
+                       "namespace '" + ns + "' is already in another group");
         out.push_back(std::move(group));
     }
 }
@@ -205,7 +219,8 @@ BridgeConfig parse_bridge_config(const std::string& yaml_text, const std::string
     if (root["kubernetes"]) read_kubernetes(r, root["kubernetes"], config.kubernetes);
     if (root["slurm"]) read_slurm(r, root["slurm"], config.slurm);
     if (root["reconcile"]) read_reconcile(r, root["reconcile"], config.reconcile);
-    if (root["leader_election"]) read_leader_election(r, root["leader_election"], config.reconcile, config.leader_election);
+    if (root["leader_election"])
+        read_leader_election(r, root["leader_election"], config.reconcile, config.leader_election);
     else check_lease_timing(r, root["leader_election"], config.reconcile, config.leader_election);
     if (root["metrics"]) {
         r.expect_map(root["metrics"], "metrics", {"listen"});

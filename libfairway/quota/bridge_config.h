@@ -12,23 +12,23 @@ namespace fairway::quota {
 enum class Backend { kueue, volcano };
 
 struct KubernetesSettings {
-    std::string kubeconfig;            // path; empty means the in-cluster service account
+    std::string kubeconfig;  // path; empty means the in-cluster service account
     Backend backend = Backend::kueue;
-    std::string cohort;                // Kueue cohort all managed ClusterQueues join; empty: none
+    std::string cohort;                   // Kueue cohort all managed ClusterQueues join; empty: none
     std::string local_queue = "fairway";  // name of the LocalQueue created in each namespace
     std::string gpu_resource = "nvidia.com/gpu";
     std::string partition_label = "fairway.io/slurm-partition";  // default flavor node label key
 };
 
 struct SlurmSettings {
-    std::string cluster;               // slurmdbd cluster name; empty: the local ClusterName
-    std::string gres = "gpu";          // GRES type counted and limited (gres/<gres>)
+    std::string cluster;       // slurmdbd cluster name; empty: the local ClusterName
+    std::string gres = "gpu";  // GRES type counted and limited (gres/<gres>)
 };
 
 struct ReconcileSettings {
-    int period_seconds = 10;           // one reconcile cycle
-    int stale_after_seconds = 30;      // a side's data older than this is stale: no raises
-    int write_timeout_seconds = 5;     // HTTP/slurmdbd timeout: a write not landed by then never will
+    int period_seconds = 10;        // one reconcile cycle
+    int stale_after_seconds = 30;   // a side's data older than this is stale: no raises
+    int write_timeout_seconds = 5;  // HTTP/slurmdbd timeout: a write not landed by then never will
 };
 
 // One active bridge: a coordination.k8s.io/v1 Lease names the only bridge that may write.
@@ -36,10 +36,10 @@ struct LeaderElectionSettings {
     bool enabled = true;
     std::string lease_namespace = "fairway-system";
     std::string lease_name = "fairway-bridge";
-    std::string identity;              // empty: "<hostname>_<pid>"
-    int lease_duration_seconds = 15;   // others take over this long after our last renewal
-    int renew_deadline_seconds = 10;   // we write only this long after our last renewal
-    int retry_period_seconds = 2;      // how often the Lease is renewed (or, on standby, read)
+    std::string identity;             // empty: "<hostname>_<pid>"
+    int lease_duration_seconds = 15;  // others take over this long after our last renewal
+    int renew_deadline_seconds = 10;  // we write only this long after our last renewal
+    int retry_period_seconds = 2;     // how often the Lease is renewed (or, on standby, read)
 };
 
 struct PartitionMapping {
@@ -50,7 +50,7 @@ struct QuotaGroup {
     std::string name;
     std::vector<std::string> accounts;    // exactly one Slurm account (its sub-accounts share its limit)
     std::vector<std::string> namespaces;  // Kubernetes namespaces sharing the quota
-    long gpus = 0;                         // Q: GPUs both clusters together may use
+    long gpus = 0;                        // Q: GPUs both clusters together may use
 };
 
 struct BridgeConfig {

@@ -9,10 +9,10 @@ namespace fairway::quota {
 
 const char* lease_action_name(LeaseAction action) {
     switch (action) {
-        case LeaseAction::create: return "create";
-        case LeaseAction::renew: return "renew";
-        case LeaseAction::take_over: return "take_over";
-        case LeaseAction::standby: return "standby";
+    case LeaseAction::create: return "create";
+    case LeaseAction::renew: return "renew";
+    case LeaseAction::take_over: return "take_over";
+    case LeaseAction::standby: return "standby";
     }
     return "?";
 }
@@ -39,7 +39,8 @@ std::optional<long long> parse_lease_time(const std::string& text) {
     auto dot = text.find('.');
     if (dot == std::string::npos) return ms;
     long long scale = 100;
-    for (std::size_t i = dot + 1; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && scale > 0; ++i, scale /= 10)
+    for (std::size_t i = dot + 1; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && scale > 0;
+         ++i, scale /= 10)
         ms += (text[i] - '0') * scale;
     return ms;
 }

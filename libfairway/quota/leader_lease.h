@@ -26,9 +26,9 @@ struct LeaseTiming {
 
 // A coordination.k8s.io/v1 Lease as far as the decision needs it.
 struct LeaseRecord {
-    std::string holder;          // spec.holderIdentity; empty: released
-    long long renew_ms = 0;      // spec.renewTime (a MicroTime), Unix milliseconds
-    long duration = 0;           // spec.leaseDurationSeconds as the holder wrote it
+    std::string holder;      // spec.holderIdentity; empty: released
+    long long renew_ms = 0;  // spec.renewTime (a MicroTime), Unix milliseconds
+    long duration = 0;       // spec.leaseDurationSeconds as the holder wrote it
 };
 
 enum class LeaseAction {

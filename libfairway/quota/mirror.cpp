@@ -33,7 +33,8 @@ std::string flavor_name(const PartitionInfo& p) { return "slurm-" + p.name; }
 DesiredObject resource_flavor(const BridgeConfig& config, const PartitionInfo& p) {
     auto mapping = config.partitions.find(p.name);
     std::map<std::string, std::string> labels;
-    if (mapping != config.partitions.end() && !mapping->second.node_labels.empty()) labels = mapping->second.node_labels;
+    if (mapping != config.partitions.end() && !mapping->second.node_labels.empty())
+        labels = mapping->second.node_labels;
     else labels[config.kubernetes.partition_label] = p.name;
     return kueue_object("ResourceFlavor", "resourceflavors", flavor_name(p),
                         metadata(flavor_name(p), {{"fairway.io/slurm-partition", p.name}}),
@@ -75,8 +76,8 @@ nlohmann::json flavor_resource(const KubernetesSettings& kube, long quota) {
     return resource;
 }
 
-DesiredObject cluster_queue(const BridgeConfig& config, const QuotaGroup& group, const std::vector<PartitionInfo>& covered,
-                            long limit, const QueueFlavors& seen) {
+DesiredObject cluster_queue(const BridgeConfig& config, const QuotaGroup& group,
+                            const std::vector<PartitionInfo>& covered, long limit, const QueueFlavors& seen) {
     auto gpus_of = [](const FlavorUse& gpus, const std::string& flavor) {
         auto found = gpus.find(flavor);
         return found == gpus.end() ? 0L : found->second;
@@ -90,10 +91,12 @@ DesiredObject cluster_queue(const BridgeConfig& config, const QuotaGroup& group,
     auto quotas = step_flavor_quotas(limit, current, used, capacity);
     nlohmann::json flavors = nlohmann::json::array();
     for (std::size_t i = 0; i < covered.size(); ++i)
-        flavors.push_back({{"name", flavor_name(covered[i])}, {"resources", {flavor_resource(config.kubernetes, quotas[i])}}});
+        flavors.push_back(
+            {{"name", flavor_name(covered[i])}, {"resources", {flavor_resource(config.kubernetes, quotas[i])}}});
     nlohmann::json spec = {
         {"namespaceSelector",
-         {{"matchExpressions", {{{"key", "kubernetes.io/metadata.name"}, {"operator", "In"}, {"values", group.namespaces}}}}}},
+         {{"matchExpressions",
+           {{{"key", "kubernetes.io/metadata.name"}, {"operator", "In"}, {"values", group.namespaces}}}}}},
         {"resourceGroups", {{{"coveredResources", {config.kubernetes.gpu_resource}}, {"flavors", flavors}}}}};
     if (!config.kubernetes.cohort.empty()) spec["cohort"] = config.kubernetes.cohort;
     std::string name = group_queue_name(group);
@@ -102,8 +105,8 @@ DesiredObject cluster_queue(const BridgeConfig& config, const QuotaGroup& group,
 }
 
 void add_kueue_objects(const BridgeConfig& config, const std::vector<PartitionInfo>& gpu_partitions,
-                       const std::map<std::string, long>& kube_limits, const std::map<std::string, QueueFlavors>& queues,
-                       std::vector<DesiredObject>& out) {
+                       const std::map<std::string, long>& kube_limits,
+                       const std::map<std::string, QueueFlavors>& queues, std::vector<DesiredObject>& out) {
     std::set<int> tiers;
     std::map<std::string, PartitionInfo> flavored;  // every partition some flavor stands for
     for (const auto& p : gpu_partitions) {
@@ -117,11 +120,13 @@ void add_kueue_objects(const BridgeConfig& config, const std::vector<PartitionIn
         const QueueFlavors& flavors = seen == queues.end() ? QueueFlavors{} : seen->second;
         auto covered = queue_partitions(gpu_partitions, flavors);
         for (const auto& p : covered) flavored.emplace(p.name, p);
-        group_objects.push_back(cluster_queue(config, group, covered, limit == kube_limits.end() ? 0 : limit->second, flavors));
+        group_objects.push_back(
+            cluster_queue(config, group, covered, limit == kube_limits.end() ? 0 : limit->second, flavors));
         for (const auto& ns : group.namespaces)
-            group_objects.push_back(kueue_object("LocalQueue", "localqueues", config.kubernetes.local_queue,
-                                          metadata(config.kubernetes.local_queue, {{"fairway.io/group", group.name}}, ns),
-                                          {{"spec", {{"clusterQueue", group_queue_name(group)}}}}, ns));
+            group_objects.push_back(
+                kueue_object("LocalQueue", "localqueues", config.kubernetes.local_queue,
+                             metadata(config.kubernetes.local_queue, {{"fairway.io/group", group.name}}, ns),
+                             {{"spec", {{"clusterQueue", group_queue_name(group)}}}}, ns));
     }
     for (const auto& [name, p] : flavored) out.push_back(resource_flavor(config, p));
     for (int tier : tiers) {
@@ -137,13 +142,14 @@ void add_volcano_objects(const BridgeConfig& config, const std::map<std::string,
     for (const auto& group : config.groups) {
         auto limit = kube_limits.find(group.name);
         std::string name = group_queue_name(group);
-        nlohmann::json body = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
-                               {"kind", "Queue"},
-                               {"metadata", metadata(name, {{"fairway.io/group", group.name}})},
-                               {"spec",
-                                {{"weight", 1},
-                                 {"reclaimable", false},
-                                 {"capability", {{config.kubernetes.gpu_resource, limit == kube_limits.end() ? 0 : limit->second}}}}}};
+        nlohmann::json body = {
+            {"apiVersion", "scheduling.volcano.sh/v1beta1"},
+            {"kind", "Queue"},
+            {"metadata", metadata(name, {{"fairway.io/group", group.name}})},
+            {"spec",
+             {{"weight", 1},
+              {"reclaimable", false},
+              {"capability", {{config.kubernetes.gpu_resource, limit == kube_limits.end() ? 0 : limit->second}}}}}};
         out.push_back({"Queue", std::string(kVolcano) + "/queues", name, std::move(body)});
     }
 }
@@ -155,7 +161,10 @@ std::vector<long> share_in_proportion(long total, const std::vector<long>& weigh
     std::vector<long> out(weight.size(), 0);
     long sum = std::accumulate(weight.begin(), weight.end(), 0L);
     if (weight.empty() || total <= 0) return out;
-    if (sum <= 0) { out[0] = total; return out; }
+    if (sum <= 0) {
+        out[0] = total;
+        return out;
+    }
     std::vector<std::pair<long, std::size_t>> remainders;  // (remainder, index): largest first
     long given = 0;
     for (std::size_t i = 0; i < weight.size(); ++i) {
@@ -179,7 +188,8 @@ bool numbers_equal(const nlohmann::json& a, const nlohmann::json& b) {
 std::vector<std::string> managed_collections(Backend backend) {
     if (backend == Backend::volcano) return {std::string(kVolcano) + "/queues"};
     std::string base = kKueue;
-    return {base + "/localqueues", base + "/clusterqueues", base + "/resourceflavors", base + "/workloadpriorityclasses"};
+    return {base + "/localqueues", base + "/clusterqueues", base + "/resourceflavors",
+            base + "/workloadpriorityclasses"};
 }
 
 std::string group_queue_name(const QuotaGroup& group) { return "fairway-" + group.name; }
@@ -192,7 +202,8 @@ std::vector<DesiredObject> desired_objects(const BridgeConfig& config, const std
                  [](const PartitionInfo& p) { return p.gpus > 0; });
     std::sort(gpu_partitions.begin(), gpu_partitions.end(), [](auto& a, auto& b) { return a.name < b.name; });
     std::vector<DesiredObject> out;
-    if (config.kubernetes.backend == Backend::kueue) add_kueue_objects(config, gpu_partitions, kube_limits, queues, out);
+    if (config.kubernetes.backend == Backend::kueue)
+        add_kueue_objects(config, gpu_partitions, kube_limits, queues, out);
     else add_volcano_objects(config, kube_limits, out);
     return out;
 }
@@ -231,10 +242,14 @@ long parse_quantity(const nlohmann::json& quantity) {
     const std::string text = quantity.get<std::string>();
     std::size_t used = 0;
     double value = 0;
-    try { value = std::stod(text, &used); } catch (const std::exception&) { return -1; }
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+        return -1;
+    }
     const std::string suffix = text.substr(used);
-    static const std::map<std::string, double> scale = {{"", 1},      {"m", 1e-3},        {"k", 1e3},
-                                                        {"M", 1e6},   {"G", 1e9},         {"Ki", 1024.0},
+    static const std::map<std::string, double> scale = {{"", 1},           {"m", 1e-3},         {"k", 1e3},
+                                                        {"M", 1e6},        {"G", 1e9},          {"Ki", 1024.0},
                                                         {"Mi", 1048576.0}, {"Gi", 1073741824.0}};
     auto factor = scale.find(suffix);
     if (factor == scale.end() || value < 0) return -1;
@@ -271,11 +286,14 @@ QueueReading read_queue(const nlohmann::json& queue, Backend backend, const std:
     auto gpus_in = [&](const nlohmann::json& resources) {
         long total = 0;
         for (const auto& res : resources)
-            if (res.value("name", "") == gpu_resource) total += std::max(0L, parse_quantity(res.value("total", res.value("nominalQuota", nlohmann::json(0)))));
+            if (res.value("name", "") == gpu_resource)
+                total += std::max(0L, parse_quantity(res.value("total", res.value("nominalQuota", nlohmann::json(0)))));
         return total;
     };
     if (backend == Backend::volcano) {
-        auto quantity_of = [&](const nlohmann::json& map) { return map.contains(gpu_resource) ? std::max(0L, parse_quantity(map[gpu_resource])) : 0L; };
+        auto quantity_of = [&](const nlohmann::json& map) {
+            return map.contains(gpu_resource) ? std::max(0L, parse_quantity(map[gpu_resource])) : 0L;
+        };
         r.limit = quantity_of(spec.value("capability", nlohmann::json::object()));
         r.used = quantity_of(status.value("allocated", nlohmann::json::object()));
         r.pending = status.value("pending", 0L);

@@ -29,7 +29,7 @@ struct DesiredObject {
     std::string kind;        // ResourceFlavor, ClusterQueue, LocalQueue, WorkloadPriorityClass, Queue
     std::string collection;  // API path of the collection, e.g. /apis/kueue.x-k8s.io/v1beta1/clusterqueues
     std::string name;
-    nlohmann::json body;     // the apply configuration (only the fields we own)
+    nlohmann::json body;  // the apply configuration (only the fields we own)
     std::string path() const { return collection + "/" + name; }
 };
 
@@ -86,9 +86,9 @@ long parse_quantity(const nlohmann::json& quantity);
 
 // Readings from a group's queue object (ClusterQueue or Volcano Queue), in GPUs.
 struct QueueReading {
-    long limit = 0;    // sum of nominalQuota (Kueue) or capability (Volcano)
-    long used = 0;     // status.flavorsReservation total (Kueue) or status.allocated (Volcano)
-    long pending = 0;  // pending workloads (Kueue) or pending PodGroups (Volcano): demand weight
+    long limit = 0;        // sum of nominalQuota (Kueue) or capability (Volcano)
+    long used = 0;         // status.flavorsReservation total (Kueue) or status.allocated (Volcano)
+    long pending = 0;      // pending workloads (Kueue) or pending PodGroups (Volcano): demand weight
     QueueFlavors flavors;  // Kueue: per flavor (quota is charged at reservation)
     // Kueue: the most the queue may come to hold without a write of ours, sum(max(nominal, reserved))
     // over its flavors (each flavor admits up to its own quota; one above it only shrinks); -1: no flavors.

@@ -21,11 +21,11 @@ const char* side_name(Side side) { return side == Side::slurm ? "slurm" : "kuber
 
 const char* hold_name(Hold hold) {
     switch (hold) {
-        case Hold::none: return "none";
-        case Hold::stale: return "stale";
-        case Hold::starting: return "starting";
-        case Hold::write_in_doubt: return "write-in-doubt";
-        default: return "overcommitted";
+    case Hold::none: return "none";
+    case Hold::stale: return "stale";
+    case Hold::starting: return "starting";
+    case Hold::write_in_doubt: return "write-in-doubt";
+    default: return "overcommitted";
     }
 }
 
@@ -50,8 +50,8 @@ void QuotaSplit::observe(Side side, const SideReading& reading) {
     SideState& s = state_.sides[at(side)];
     s.last = reading;
     // Until it is read back or has timed out, a write may still land: keep both values possible.
-    bool still_in_doubt = s.in_doubt && reading.limit != *s.in_doubt &&
-                          reading.read_at < s.written_at + timing_.write_timeout;
+    bool still_in_doubt =
+        s.in_doubt && reading.limit != *s.in_doubt && reading.read_at < s.written_at + timing_.write_timeout;
     if (still_in_doubt) {
         s.lowest = std::min(reading.limit, *s.in_doubt);
         s.highest = std::max(reading.limit, *s.in_doubt);
@@ -119,14 +119,17 @@ SplitDecision QuotaSplit::decide(Instant now) const {
         if (now < s.written_at + timing_.write_timeout) {
             // One write per side per write_timeout: a read that matches our value may have seen an
             // older write of the same value, and ours, still in flight, must not overtake a newer one.
-            if (wanted != s.highest) decision.hold = now < state_.started_at + timing_.write_timeout ? Hold::starting
-                                                                                                     : Hold::write_in_doubt;
+            if (wanted != s.highest)
+                decision.hold = now < state_.started_at + timing_.write_timeout ? Hold::starting : Hold::write_in_doubt;
         } else if (s.in_doubt) {
             decision.hold = Hold::write_in_doubt;
         } else if (wanted < s.highest) {
             decision.write[at(side)] = wanted;
         } else if (wanted > s.highest) {
-            if (raising != Hold::none) { decision.hold = raising; continue; }
+            if (raising != Hold::none) {
+                decision.hold = raising;
+                continue;
+            }
             // Room left by everything the other side may hold, including an unconfirmed decrease.
             long allowed = std::min(wanted, state_.quota - bound(other(side)));
             if (allowed > s.highest) decision.write[at(side)] = allowed;

@@ -42,17 +42,17 @@ struct SideReading {
 };
 
 struct SplitTiming {
-    Instant stale_after = 30;    // older readings are stale
-    Instant write_timeout = 5;   // a write not seen by then will never land
+    Instant stale_after = 30;   // older readings are stale
+    Instant write_timeout = 5;  // a write not seen by then will never land
 };
 
 // Everything the protocol remembers about one side; plain and ordered so exhaustive tests can
 // put whole states in a set.
 struct SideState {
     std::optional<SideReading> last;
-    long lowest = 0, highest = 0;    // the enforced limit is somewhere in [lowest, highest]
-    std::optional<long> in_doubt;    // a written value not yet read back
-    Instant written_at = 0;          // our last write (or our start: a predecessor's write)
+    long lowest = 0, highest = 0;  // the enforced limit is somewhere in [lowest, highest]
+    std::optional<long> in_doubt;  // a written value not yet read back
+    Instant written_at = 0;        // our last write (or our start: a predecessor's write)
     auto operator<=>(const SideState&) const = default;
 };
 

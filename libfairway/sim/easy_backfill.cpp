@@ -4,8 +4,8 @@
 
 namespace fairway::sim {
 
-std::optional<std::pair<std::int64_t, Need>> earliest_fit(Need free, std::vector<RunningSlot> running,
-                                                          const Need& need, std::int64_t now) {
+std::optional<std::pair<std::int64_t, Need>> earliest_fit(Need free, std::vector<RunningSlot> running, const Need& need,
+                                                          std::int64_t now) {
     if (need.fits_in(free)) return std::pair{now, free - need};
     std::sort(running.begin(), running.end(),
               [](const RunningSlot& a, const RunningSlot& b) { return a.expected_end < b.expected_end; });
@@ -33,7 +33,7 @@ PassPlan plan_easy_pass(Need free, const std::function<std::vector<RunningSlot>(
     std::vector<RunningSlot> busy = running();
     for (std::size_t index : plan.started) busy.push_back({queue[index].need, now + queue[index].limit});
     auto fit = earliest_fit(free, std::move(busy), queue[next].need, now);
-    if (!fit) return plan;   // larger than the cluster: nothing can be planned around it
+    if (!fit) return plan;  // larger than the cluster: nothing can be planned around it
     Reservation reservation{next, fit->first, fit->second};
     const std::size_t last = std::min(queue.size(), next + 1 + backfill_depth);
     for (std::size_t i = next + 1; i < last && (free.cores > 0 || free.gpus > 0); ++i) {

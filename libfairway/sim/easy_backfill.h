@@ -21,31 +21,31 @@ namespace fairway::sim {
 
 struct RunningSlot {
     Need need;
-    std::int64_t expected_end = 0;   // start + time limit
+    std::int64_t expected_end = 0;  // start + time limit
 };
 
 struct Candidate {
     Need need;
-    std::int64_t limit = 0;          // time limit, seconds
+    std::int64_t limit = 0;  // time limit, seconds
 };
 
 struct Reservation {
-    std::size_t head = 0;            // queue index of the job it is for
+    std::size_t head = 0;  // queue index of the job it is for
     std::int64_t shadow_time = 0;
-    Need spare;                      // free at shadow_time beyond the head's need
+    Need spare;  // free at shadow_time beyond the head's need
 };
 
 struct PassPlan {
-    std::vector<std::size_t> started;     // queue indexes that start now, in start order
-    std::vector<bool> backfilled;         // per started job: started by backfill
+    std::vector<std::size_t> started;  // queue indexes that start now, in start order
+    std::vector<bool> backfilled;      // per started job: started by backfill
     std::optional<Reservation> reservation;
 };
 
 // The earliest time at which `need` fits, given free resources now and running jobs that release
 // theirs at their expected ends; `now` when it fits already; nullopt when it never fits.
 // Also returns the resources free at that time beyond `need`.
-std::optional<std::pair<std::int64_t, Need>> earliest_fit(Need free, std::vector<RunningSlot> running,
-                                                          const Need& need, std::int64_t now);
+std::optional<std::pair<std::int64_t, Need>> earliest_fit(Need free, std::vector<RunningSlot> running, const Need& need,
+                                                          std::int64_t now);
 
 // `running` lists the running jobs; it is called only when a job has to wait (most passes either
 // start everything or have nothing free, and need no list).

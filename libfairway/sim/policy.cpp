@@ -35,8 +35,7 @@ std::vector<std::pair<std::string, std::string>> parse_settings(std::string_view
 }
 
 Seconds duration_setting(std::string_view spec, const std::string& key, const std::string& value, bool infinite_ok) {
-    std::optional<Seconds> parsed =
-        infinite_ok ? parse_slurm_duration_or_infinite(value) : parse_slurm_duration(value);
+    std::optional<Seconds> parsed = infinite_ok ? parse_slurm_duration_or_infinite(value) : parse_slurm_duration(value);
     if (!parsed) reject(spec, key + ": '" + value + "' is not a Slurm duration");
     return *parsed;
 }
@@ -120,7 +119,7 @@ std::int64_t next_reset(ResetPeriod period, std::int64_t after) {
     case ResetPeriod::kNone: return INT64_MAX;
     case ResetPeriod::kDaily: return (day + 1) * kDay;
     case ResetPeriod::kWeekly: {
-        const unsigned weekday = year_month_weekday{sys_days{days{day}}}.weekday().c_encoding();   // 0 = Sunday
+        const unsigned weekday = year_month_weekday{sys_days{days{day}}}.weekday().c_encoding();  // 0 = Sunday
         return (day + 7 - weekday) * kDay;
     }
     case ResetPeriod::kMonthly: return at(year_month_day{date.year() / date.month() / 1} + months{1});

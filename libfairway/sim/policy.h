@@ -26,7 +26,7 @@ enum class ResetPeriod { kNone, kDaily, kWeekly, kMonthly, kQuarterly, kYearly }
 struct PolicySpec {
     PolicyKind kind = PolicyKind::kFcfs;
     Seconds window = fairshare::kInfiniteWindow;
-    Seconds half_life{7 * 86400};   // Slurm's PriorityDecayHalfLife default
+    Seconds half_life{7 * 86400};  // Slurm's PriorityDecayHalfLife default
     ResetPeriod reset = ResetPeriod::kNone;
 
     // How tables and files name it: "fcfs", "multifactor H=7-0", "fairway W=14-0 H=7-0",
@@ -46,12 +46,12 @@ const char* reset_period_name(ResetPeriod period);
 // What every simulated policy shares.
 struct SimConfig {
     ClusterSpec cluster;
-    Seconds calc_period{300};                  // PriorityCalcPeriod
+    Seconds calc_period{300};  // PriorityCalcPeriod
     fairshare::PriorityConfig priority = default_priority();
-    fairshare::FairShareOptions fair_share;    // Fair Tree by default, as the plugin
-    double billing_per_core = 1;               // TRESBillingWeights CPU=
-    double billing_per_gpu = 0;                // TRESBillingWeights GRES/gpu=
-    std::size_t backfill_depth = 500;          // bf_max_job_test: queue jobs tried behind the head
+    fairshare::FairShareOptions fair_share;  // Fair Tree by default, as the plugin
+    double billing_per_core = 1;             // TRESBillingWeights CPU=
+    double billing_per_gpu = 0;              // TRESBillingWeights GRES/gpu=
+    std::size_t backfill_depth = 500;        // bf_max_job_test: queue jobs tried behind the head
     // PriorityWeightAge=1000, PriorityWeightFairshare=10000, PriorityWeightJobSize=1000, MaxAge 7-0.
     static fairshare::PriorityConfig default_priority();
 };

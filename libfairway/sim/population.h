@@ -49,7 +49,7 @@ public:
 
 private:
     fairshare::AssociationTree tree_;
-    std::map<std::pair<std::string, std::string>, std::size_t> by_name_;   // (account, user) -> node
+    std::map<std::pair<std::string, std::string>, std::size_t> by_name_;  // (account, user) -> node
     std::vector<std::size_t> user_nodes_;
     std::vector<std::string> users_, accounts_;
     std::vector<std::size_t> user_slot_, account_slot_;

@@ -14,10 +14,8 @@ int QuantileSketch::index_of(double value) const { return static_cast<int>(std::
 double QuantileSketch::value_of(int index) const { return 2 * std::pow(gamma_, index) / (gamma_ + 1); }
 
 void QuantileSketch::bin(double value) {
-    if (value <= 0)
-        ++zeros_;
-    else
-        ++bins_[index_of(value)];
+    if (value <= 0) ++zeros_;
+    else ++bins_[index_of(value)];
 }
 
 void QuantileSketch::add(double value) {

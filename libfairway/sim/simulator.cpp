@@ -31,7 +31,8 @@ Simulator::Simulator(const SimConfig& config, const PolicySpec& policy, const Po
     const Need capacity = config_.cluster.capacity();
     shape_.nodes = config_.cluster.nodes;
     // Job size is relative to the cluster's CPUs; a GPU-only cluster counts GPUs instead.
-    shape_.cpus = static_cast<std::uint32_t>(std::max<std::int64_t>(1, capacity.cores > 0 ? capacity.cores : capacity.gpus));
+    shape_.cpus =
+        static_cast<std::uint32_t>(std::max<std::int64_t>(1, capacity.cores > 0 ? capacity.cores : capacity.gpus));
     if (fair_share()) book_ = std::make_unique<fairshare::UsageBook>(policy_.ledger_config());
 }
 
@@ -76,12 +77,11 @@ void Simulator::events_at(std::int64_t t) {
 }
 
 void Simulator::submit(const SimJob& job) {
-    if (started_ && job.submit < now_)
-        throw std::invalid_argument("Simulator::submit: jobs must come in submit order");
+    if (started_ && job.submit < now_) throw std::invalid_argument("Simulator::submit: jobs must come in submit order");
     if (!started_) {
         started_ = true;
         now_ = job.submit;
-        next_calc_ = job.submit;   // the first calc pass sets the factors every later job sees
+        next_calc_ = job.submit;  // the first calc pass sets the factors every later job sees
         if (policy_.reset != ResetPeriod::kNone) next_reset_ = next_reset(policy_.reset, job.submit);
     }
     advance_to(job.submit);
@@ -148,12 +148,13 @@ bool Simulator::before(const Pending& a, const Pending& b) {
 
 void Simulator::enqueue(Pending pending) {
     auto position = std::upper_bound(queue_.begin(), queue_.end(), pending, before);
-    candidates_.insert(candidates_.begin() + (position - queue_.begin()), Candidate{pending.job.need, pending.job.limit});
+    candidates_.insert(candidates_.begin() + (position - queue_.begin()),
+                       Candidate{pending.job.need, pending.job.limit});
     queue_.insert(position, std::move(pending));
 }
 
 std::uint32_t Simulator::priority_of(const SimJob& job) const {
-    if (!fair_share()) return 0;   // FCFS: submit order decides
+    if (!fair_share()) return 0;  // FCFS: submit order decides
     fairshare::JobFacts facts;
     facts.accrue_time = at(job.submit);
     facts.fairshare_factor = fair_share_.job_factor(population_.tree().node(job.association).id);
@@ -207,7 +208,8 @@ void Simulator::schedule_pass() {
     pass_due_ = false;
     const Need free = cluster_.free();
     if (queue_.empty() || (free.cores <= 0 && free.gpus <= 0)) return;
-    PassPlan plan = plan_easy_pass(free, [this] { return running_slots(); }, candidates_, now_, config_.backfill_depth);
+    PassPlan plan = plan_easy_pass(
+        free, [this] { return running_slots(); }, candidates_, now_, config_.backfill_depth);
     std::vector<bool> leaves(queue_.size(), false);
     for (std::size_t i = 0; i < plan.started.size(); ++i) {
         start_job(queue_[plan.started[i]], plan.backfilled[i]);

@@ -36,11 +36,11 @@ namespace fairway::sim {
 // What a pass left: the head's reservation, and every job running once the pass started its jobs.
 struct PassRecord {
     std::int64_t now = 0;
-    std::int64_t head_job = 0;        // SimJob::id of the reserved job
+    std::int64_t head_job = 0;  // SimJob::id of the reserved job
     Need head_need;
     std::int64_t shadow_time = 0;
-    Need free;                        // after the pass
-    std::vector<RunningSlot> running; // after the pass
+    Need free;                         // after the pass
+    std::vector<RunningSlot> running;  // after the pass
 };
 
 // Sees the schedule as it is made (tests: invariants; tools: nothing).
@@ -76,7 +76,7 @@ private:
     struct Pending {
         SimJob job;
         std::uint32_t priority = 0;
-        std::uint64_t arrival = 0;   // submission order, the last tie-break
+        std::uint64_t arrival = 0;  // submission order, the last tie-break
     };
     struct Running {
         SimJob job;
@@ -86,7 +86,7 @@ private:
         double billing = 0;
         std::vector<Piece> pieces;
     };
-    struct Unsettled {                // a job that ended since the last calc pass, not yet charged
+    struct Unsettled {  // a job that ended since the last calc pass, not yet charged
         fairshare::AssocId association = 0;
         double billing = 0;
         std::int64_t seconds = 0;
@@ -121,10 +121,10 @@ private:
     bool started_ = false;
     bool pass_due_ = false;
     std::uint64_t arrivals_ = 0, starts_ = 0, calc_passes_ = 0;
-    std::vector<Pending> queue_;            // priority order
-    std::vector<Candidate> candidates_;     // queue_'s needs and limits, same order
-    std::map<std::uint64_t, Running> running_;   // by start order
-    using EndEvent = std::pair<std::int64_t, std::uint64_t>;   // (end, start order)
+    std::vector<Pending> queue_;                              // priority order
+    std::vector<Candidate> candidates_;                       // queue_'s needs and limits, same order
+    std::map<std::uint64_t, Running> running_;                // by start order
+    using EndEvent = std::pair<std::int64_t, std::uint64_t>;  // (end, start order)
     std::priority_queue<EndEvent, std::vector<EndEvent>, std::greater<>> ends_;
     std::vector<Unsettled> unsettled_;
 

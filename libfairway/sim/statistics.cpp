@@ -85,7 +85,7 @@ void ShareWindows::record_window(std::int64_t end) {
         total += delivered[e];
         if (active[e]) active_shares += shares_[e];
     }
-    if (total <= 0) return;   // nothing ran: nothing was shared
+    if (total <= 0) return;  // nothing ran: nothing was shared
     double x_sum = 0, x_square_sum = 0;
     std::size_t counted = 0;
     for (std::size_t e = 0; e < n; ++e) {
@@ -105,8 +105,8 @@ void ShareWindows::record_window(std::int64_t end) {
         jain_.emplace_back(end, x_sum * x_sum / (static_cast<double>(counted) * x_square_sum));
     for (std::size_t i = 0; i < tracked_.size(); ++i) {
         std::size_t e = tracked_[i];
-        series_[i].push_back({end, delivered[e] / total,
-                              active[e] && active_shares > 0 ? shares_[e] / active_shares : 0.0});
+        series_[i].push_back(
+            {end, delivered[e] / total, active[e] && active_shares > 0 ? shares_[e] / active_shares : 0.0});
     }
 }
 
@@ -148,8 +148,7 @@ double ShareWindows::mean_jain() const {
 
 // ---- RecoveryTracker
 
-RecoveryTracker::RecoveryTracker(const Population& population, double level)
-    : population_(population), level_(level) {
+RecoveryTracker::RecoveryTracker(const Population& population, double level) : population_(population), level_(level) {
     state_of_node_.assign(population.tree().size(), 0);
     for (std::size_t node : population.user_associations()) {
         state_of_node_[node] = states_.size();
@@ -185,10 +184,8 @@ void RecoveryTracker::factors(std::int64_t now, const fairshare::FairShareResult
         if (penalized == state.penalized) continue;
         std::size_t user = population_.user_slot(node);
         for (RecoveryFigures* figures : {&users_[user], &overall_}) {
-            if (penalized)
-                ++figures->stretches;
-            else
-                recovered(*figures, state, now);
+            if (penalized) ++figures->stretches;
+            else recovered(*figures, state, now);
         }
         state.penalized = penalized;
     }

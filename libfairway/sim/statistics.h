@@ -27,10 +27,10 @@ namespace fairway::sim {
 
 struct StatisticsConfig {
     std::int64_t share_window = 7 * 86400;
-    std::int64_t share_step = 86400;           // share_window must be a multiple
+    std::int64_t share_step = 86400;  // share_window must be a multiple
     double recovery_level = 0.5;
     double slowdown_threshold = 10;
-    std::vector<std::size_t> tracked_entities; // whose share series are kept (for plots)
+    std::vector<std::size_t> tracked_entities;  // whose share series are kept (for plots)
     // Throws InputError (key "share_window", "share_step", "recovery_level", "slowdown_threshold").
     void validate() const;
 };
@@ -46,14 +46,14 @@ struct WaitFigures {
 };
 
 struct ShareSample {
-    std::int64_t end = 0;   // the window is (end - share_window, end]
+    std::int64_t end = 0;  // the window is (end - share_window, end]
     double delivered = 0;
     double entitled = 0;
 };
 
 struct EntityShareFigures {
-    std::uint64_t active_windows = 0;   // windows in which the entity was active
-    double delivered_sum = 0;           // over those windows
+    std::uint64_t active_windows = 0;  // windows in which the entity was active
+    double delivered_sum = 0;          // over those windows
     double entitled_sum = 0;
     double mean_delivered() const { return active_windows ? delivered_sum / static_cast<double>(active_windows) : 0; }
     double mean_entitled() const { return active_windows ? entitled_sum / static_cast<double>(active_windows) : 0; }
@@ -83,10 +83,10 @@ private:
         std::int64_t flushed_to = 0;  // usage is integrated up to here
         int in_flight = 0;            // jobs pending or running
         int running = 0;
-        std::vector<double> usage;    // per step of the current window (a ring)
+        std::vector<double> usage;  // per step of the current window (a ring)
         std::vector<char> active;
     };
-    void advance(std::int64_t t);     // closes the steps that end at or before t
+    void advance(std::int64_t t);  // closes the steps that end at or before t
     void flush(Entity& entity, std::int64_t t);
     void close_step();
     void record_window(std::int64_t end);
@@ -104,10 +104,10 @@ private:
 };
 
 struct RecoveryFigures {
-    std::uint64_t stretches = 0;     // times the factor fell below the level
-    std::uint64_t recovered = 0;     // ... and came back with nothing running (timed)
-    std::uint64_t untimed = 0;       // ... came back while it had jobs running, or it never ran
-    std::uint64_t unrecovered = 0;   // ... still below at the end of the replay
+    std::uint64_t stretches = 0;    // times the factor fell below the level
+    std::uint64_t recovered = 0;    // ... and came back with nothing running (timed)
+    std::uint64_t untimed = 0;      // ... came back while it had jobs running, or it never ran
+    std::uint64_t unrecovered = 0;  // ... still below at the end of the replay
     double seconds_sum = 0, seconds_max = 0;
     QuantileSketch seconds;
     double mean_seconds() const { return recovered ? seconds_sum / static_cast<double>(recovered) : 0; }
@@ -136,13 +136,13 @@ private:
     struct State {
         int running = 0;
         bool penalized = false;
-        std::optional<std::int64_t> idle_since;   // when its running jobs last dropped to none
+        std::optional<std::int64_t> idle_since;  // when its running jobs last dropped to none
     };
     void recovered(RecoveryFigures& figures, const State& state, std::int64_t now);
 
     const Population& population_;
     double level_;
-    std::vector<std::size_t> state_of_node_;   // node index -> index in states_
+    std::vector<std::size_t> state_of_node_;  // node index -> index in states_
     std::vector<State> states_;
     std::vector<RecoveryFigures> users_;
     RecoveryFigures overall_;
@@ -159,8 +159,8 @@ public:
     void finish(std::int64_t end);
 
     const WaitFigures& overall() const noexcept { return overall_; }
-    const std::vector<WaitFigures>& users() const noexcept { return users_; }       // by Population::users()
-    const std::vector<WaitFigures>& accounts() const noexcept { return accounts_; } // by Population::accounts()
+    const std::vector<WaitFigures>& users() const noexcept { return users_; }        // by Population::users()
+    const std::vector<WaitFigures>& accounts() const noexcept { return accounts_; }  // by Population::accounts()
     const ShareWindows& shares() const noexcept { return shares_; }
     const RecoveryTracker& recovery() const noexcept { return recovery_; }
     bool factors_seen() const noexcept { return factors_seen_; }

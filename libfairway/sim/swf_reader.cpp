@@ -9,11 +9,24 @@
 
 namespace fairway::sim {
 
-const std::array<const char*, kSwfFields> kSwfFieldNames = {
-    "job_number",      "submit_time",    "wait_time",        "run_time",       "allocated_processors",
-    "average_cpu_time", "used_memory",   "requested_processors", "requested_time", "requested_memory",
-    "status",          "user_id",        "group_id",         "executable",     "queue",
-    "partition",       "preceding_job",  "think_time"};
+const std::array<const char*, kSwfFields> kSwfFieldNames = {"job_number",
+                                                            "submit_time",
+                                                            "wait_time",
+                                                            "run_time",
+                                                            "allocated_processors",
+                                                            "average_cpu_time",
+                                                            "used_memory",
+                                                            "requested_processors",
+                                                            "requested_time",
+                                                            "requested_memory",
+                                                            "status",
+                                                            "user_id",
+                                                            "group_id",
+                                                            "executable",
+                                                            "queue",
+                                                            "partition",
+                                                            "preceding_job",
+                                                            "think_time"};
 
 namespace {
 
@@ -92,7 +105,7 @@ void SwfReader::read_header_comment() {
     std::size_t colon = body.find(':');
     if (colon == std::string_view::npos || colon == 0) return;
     std::string key(trimmed(body.substr(0, colon)));
-    if (key.find_first_of(" \t") != std::string::npos) return;   // prose, not a "Key: value" field
+    if (key.find_first_of(" \t") != std::string::npos) return;  // prose, not a "Key: value" field
     std::string value(trimmed(body.substr(colon + 1)));
     header_.fields[key] = value;
     std::optional<std::int64_t>* slot = key == "MaxNodes"        ? &header_.max_nodes
@@ -130,7 +143,7 @@ SwfJob SwfReader::parse_job() const {
         if (!value) throw InputError(where(i), "expected an integer, found '" + std::string(fields[i]) + "'");
         return *value;
     };
-    auto count = [&](std::size_t i) {   // a count, duration or id: -1 or >= 0
+    auto count = [&](std::size_t i) {  // a count, duration or id: -1 or >= 0
         std::int64_t value = whole(i);
         if (!known_or_unknown(static_cast<double>(value)))
             throw InputError(where(i), "expected -1 (unknown) or a value >= 0, found " + std::to_string(value));
@@ -155,7 +168,7 @@ SwfJob SwfReader::parse_job() const {
     job.requested_procs = count(7);
     job.requested_time = count(8);
     job.requested_memory = real(9);
-    job.status = whole(10);   // 0..5 in the standard; kept as written
+    job.status = whole(10);  // 0..5 in the standard; kept as written
     job.user = count(11);
     job.group = count(12);
     job.executable = count(13);

@@ -26,7 +26,7 @@ extern const std::array<const char*, kSwfFields> kSwfFieldNames;
 
 struct SwfJob {
     std::int64_t job_id = 0;
-    std::int64_t submit = 0;            // seconds since the trace start
+    std::int64_t submit = 0;  // seconds since the trace start
     std::int64_t wait = kSwfUnknown;
     std::int64_t run_time = kSwfUnknown;
     std::int64_t allocated_procs = kSwfUnknown;
@@ -43,7 +43,7 @@ struct SwfJob {
     std::int64_t partition = kSwfUnknown;
     std::int64_t preceding_job = kSwfUnknown;
     std::int64_t think_time = kSwfUnknown;
-    int line = 0;                       // where it was read, for messages
+    int line = 0;  // where it was read, for messages
 };
 
 // The header comments that change how a trace is replayed; every "Key: value" is kept in `fields`.
@@ -67,16 +67,16 @@ public:
     int line() const noexcept { return line_; }
 
 private:
-    bool read_line();                     // false at end of input
+    bool read_line();  // false at end of input
     void read_header_comment();
     SwfJob parse_job() const;
 
     std::istream& in_;
     std::string file_name_;
     SwfHeader header_;
-    std::string text_;                    // the current line
+    std::string text_;  // the current line
     int line_ = 0;
-    bool have_job_line_ = false;          // text_ holds a job line not yet returned
+    bool have_job_line_ = false;  // text_ holds a job line not yet returned
 };
 
 }  // namespace fairway::sim

@@ -24,20 +24,20 @@ Need operator-(Need a, const Need& b) noexcept;
 
 struct SimJob {
     std::int64_t id = 0;
-    std::int64_t submit = 0;     // Unix epoch seconds
-    std::int64_t run = 0;        // seconds it runs once started (already cut at `limit`)
-    std::int64_t limit = 0;      // requested time limit, seconds: what the scheduler plans with
+    std::int64_t submit = 0;  // Unix epoch seconds
+    std::int64_t run = 0;     // seconds it runs once started (already cut at `limit`)
+    std::int64_t limit = 0;   // requested time limit, seconds: what the scheduler plans with
     Need need;
-    std::size_t association = 0; // node index of its user association in the simulated tree
+    std::size_t association = 0;  // node index of its user association in the simulated tree
 };
 
 // How SWF processors become resources.
 enum class ProcsAre { kCores, kGpus };
 
 struct TraceShape {
-    std::int64_t time_origin = 0;   // epoch seconds of SWF time 0 (the header's UnixStartTime)
+    std::int64_t time_origin = 0;  // epoch seconds of SWF time 0 (the header's UnixStartTime)
     ProcsAre procs_are = ProcsAre::kCores;
-    Need capacity;                  // the whole cluster: larger jobs are skipped, as Slurm rejects them
+    Need capacity;  // the whole cluster: larger jobs are skipped, as Slurm rejects them
 };
 
 enum class SkipReason { kNoProcessors, kUnknownRunTime, kLargerThanCluster };

@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::int64_t kDay = 86400;
 constexpr std::int64_t kStart = 1'700'000'000;
-constexpr std::int64_t kPass = 300;   // PriorityCalcPeriod of 5 minutes
+constexpr std::int64_t kPass = 300;  // PriorityCalcPeriod of 5 minutes
 
 fs::TimePoint at(std::int64_t s) { return fs::TimePoint{Seconds{s}}; }
 
@@ -47,8 +47,8 @@ void BM_LedgerPass(benchmark::State& state) {
     const auto associations = static_cast<fs::AssocId>(state.range(1));
     SteadyLedger steady(days, associations);
     for (auto _ : state) steady.pass(associations);
-    state.counters["per_assoc"] =
-        benchmark::Counter(double(associations), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+    state.counters["per_assoc"] = benchmark::Counter(
+        double(associations), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
     state.counters["buckets"] = double(steady.ledger.bucket_count());
 }
 BENCHMARK(BM_LedgerPass)->Args({7, 1000})->Args({90, 1000})->Unit(benchmark::kMicrosecond);
@@ -77,8 +77,8 @@ fs::AssociationTree workload_tree() {
 
 void BM_FairShare(benchmark::State& state) {
     const fs::AssociationTree tree = workload_tree();
-    const fs::FairShareOptions options{state.range(0) ? fs::FairShareAlgorithm::kFairTree
-                                                      : fs::FairShareAlgorithm::kClassic, 1};
+    const fs::FairShareOptions options{
+        state.range(0) ? fs::FairShareAlgorithm::kFairTree : fs::FairShareAlgorithm::kClassic, 1};
     for (auto _ : state) benchmark::DoNotOptimize(fs::compute_fair_share(tree, options));
     state.SetLabel(state.range(0) ? "fair_tree" : "classic");
 }

@@ -17,8 +17,7 @@ template <class F>
 void expect_input_error_or_success(F&& parse) {
     try {
         parse();
-    } catch (const fairway::InputError&) {
-    }
+    } catch (const fairway::InputError&) {}
 }
 
 void exercise(std::string_view text) {

@@ -22,10 +22,8 @@ void load_offline(const std::string& path, ReportModel& model) {
 
 int run_summary(const Options& options, const ReportModel& model, std::ostream& out) {
     std::vector<SummaryRow> rows = summary_rows(model, model.fair_share());
-    if (options.json)
-        out << summary_json(model.settings(), rows).dump(2) << "\n";
-    else
-        print_summary_table(out, rows, TableStyle{options.parsable, options.header});
+    if (options.json) out << summary_json(model.settings(), rows).dump(2) << "\n";
+    else print_summary_table(out, rows, TableStyle{options.parsable, options.header});
     return 0;
 }
 
@@ -34,19 +32,15 @@ int run_explain(const Options& options, const ReportModel& model, std::ostream& 
         throw InputError({options.input, 0, "JOBID"},
                          "explain JOBID reads the job from slurmctld; offline input has no jobs (explain a USER)");
     std::vector<AssociationExplanation> explanations = explain_target(model, options.target);
-    if (options.json)
-        out << explanations_json(explanations).dump(2) << "\n";
-    else
-        print_explanations(out, model, explanations);
+    if (options.json) out << explanations_json(explanations).dump(2) << "\n";
+    else print_explanations(out, model, explanations);
     return 0;
 }
 
 int run_forecast(const Options& options, const ReportModel& model, std::ostream& out) {
     std::vector<ForecastLine> lines = forecast_target(model, options.target, options.level);
-    if (options.json)
-        out << forecasts_json(model, lines).dump(2) << "\n";
-    else
-        print_forecasts(out, model, lines);
+    if (options.json) out << forecasts_json(model, lines).dump(2) << "\n";
+    else print_forecasts(out, model, lines);
     return 0;
 }
 
@@ -68,10 +62,10 @@ int run_plot(const Options& options, const ReportModel& model, std::ostream& out
 
 int run_command(const Options& options, const ReportModel& model, std::ostream& out) {
     switch (options.command) {
-        case Command::kSummary: return run_summary(options, model, out);
-        case Command::kExplain: return run_explain(options, model, out);
-        case Command::kForecast: return run_forecast(options, model, out);
-        case Command::kPlot: return run_plot(options, model, out);
+    case Command::kSummary: return run_summary(options, model, out);
+    case Command::kExplain: return run_explain(options, model, out);
+    case Command::kForecast: return run_forecast(options, model, out);
+    case Command::kPlot: return run_plot(options, model, out);
     }
     return 2;
 }

@@ -36,7 +36,8 @@ std::vector<std::string> account_path(const fairshare::AssociationTree& tree, st
 
 // 1-based rank of `value` among `values` (higher is better; ties share a rank).
 std::size_t rank_of(double value, const std::vector<double>& values) {
-    return 1 + static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [&](double v) { return v > value; }));
+    return 1 +
+           static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [&](double v) { return v > value; }));
 }
 
 double peer_score(const ReportModel& model, const FairShareResult& result, std::size_t index) {
@@ -107,28 +108,36 @@ void print_explanations(std::ostream& out, const ReportModel& model,
         << ")\n";
     for (const AssociationExplanation& e : explanations) {
         const fairshare::ShareFigures& f = e.figures;
-        out << "\n" << (e.user.empty() ? "Account " + e.account : "User " + e.user + " in account " + e.account)
-            << " (" << joined(e.path) << ")\n";
-        out << "  RawShares " << (f.raw_shares ? (f.raw_shares->use_parent ? "parent" : std::to_string(f.raw_shares->raw)) : "-")
+        out << "\n"
+            << (e.user.empty() ? "Account " + e.account : "User " + e.user + " in account " + e.account) << " ("
+            << joined(e.path) << ")\n";
+        out << "  RawShares "
+            << (f.raw_shares ? (f.raw_shares->use_parent ? "parent" : std::to_string(f.raw_shares->raw)) : "-")
             << "  NormShares " << fixed(f.norm_shares) << "  RawUsage " << static_cast<unsigned long long>(f.raw_usage)
             << "  EffectvUsage " << fixed(f.effective_usage) << "  LevelFS " << optional_fixed(f.level_fs) << "\n";
         out << "  Fair-share factor " << fixed(e.job_factor) << ": rank " << e.rank << " of " << e.ranked
             << " user associations (1 = highest)\n";
         out << "  Among its " << e.peers << " sibling(s): rank " << e.peer_rank << " by "
             << (is_classic(model) ? "fair-share factor" : "LevelFS") << "\n";
-        out << "  Priority from fair share: PriorityWeightFairshare " << s.weight_fairshare << " x " << fixed(e.job_factor)
-            << " = " << static_cast<long long>(std::llround(e.weighted_fairshare)) << "\n";
+        out << "  Priority from fair share: PriorityWeightFairshare " << s.weight_fairshare << " x "
+            << fixed(e.job_factor) << " = " << static_cast<long long>(std::llround(e.weighted_fairshare)) << "\n";
     }
 }
 
 nlohmann::json explanations_json(const std::vector<AssociationExplanation>& explanations) {
     nlohmann::json list = nlohmann::json::array();
     for (const AssociationExplanation& e : explanations) {
-        nlohmann::json item = {{"account", e.account}, {"path", e.path}, {"norm_shares", e.figures.norm_shares},
+        nlohmann::json item = {{"account", e.account},
+                               {"path", e.path},
+                               {"norm_shares", e.figures.norm_shares},
                                {"raw_usage", static_cast<double>(e.figures.raw_usage)},
-                               {"effective_usage", e.figures.effective_usage}, {"level_fs", json_number(e.figures.level_fs)},
-                               {"fairshare_factor", e.job_factor}, {"rank", e.rank}, {"ranked", e.ranked},
-                               {"peer_rank", e.peer_rank}, {"peers", e.peers},
+                               {"effective_usage", e.figures.effective_usage},
+                               {"level_fs", json_number(e.figures.level_fs)},
+                               {"fairshare_factor", e.job_factor},
+                               {"rank", e.rank},
+                               {"ranked", e.ranked},
+                               {"peer_rank", e.peer_rank},
+                               {"peers", e.peers},
                                {"weighted_fairshare", e.weighted_fairshare}};
         if (!e.user.empty()) item["user"] = e.user;
         list.push_back(std::move(item));
@@ -164,8 +173,7 @@ void print_forecasts(std::ostream& out, const ReportModel& model, const std::vec
             << fixed(line.forecast.factor_now) << " now; ";
         if (!line.forecast.reached)
             out << "does not reach " << fixed(line.target_level) << " within the forecast horizon\n";
-        else if (*line.forecast.reached <= now)
-            out << "already at or above " << fixed(line.target_level) << "\n";
+        else if (*line.forecast.reached <= now) out << "already at or above " << fixed(line.target_level) << "\n";
         else
             out << "reaches " << fixed(line.target_level) << " at " << format_iso8601(*line.forecast.reached) << " (in "
                 << format_slurm_duration(*line.forecast.reached - now) << ", factor "
@@ -176,13 +184,12 @@ void print_forecasts(std::ostream& out, const ReportModel& model, const std::vec
 nlohmann::json forecasts_json(const ReportModel& model, const std::vector<ForecastLine>& lines) {
     nlohmann::json list = nlohmann::json::array();
     for (const ForecastLine& line : lines) {
-        nlohmann::json item = {{"account", line.account}, {"level", line.target_level},
-                               {"factor_now", line.forecast.factor_now}};
+        nlohmann::json item = {
+            {"account", line.account}, {"level", line.target_level}, {"factor_now", line.forecast.factor_now}};
         if (!line.user.empty()) item["user"] = line.user;
         item["reached"] = line.forecast.reached ? nlohmann::json(format_iso8601(*line.forecast.reached)) : nullptr;
-        item["seconds_from_now"] = line.forecast.reached
-                                       ? nlohmann::json((*line.forecast.reached - model.settings().now).count())
-                                       : nullptr;
+        item["seconds_from_now"] =
+            line.forecast.reached ? nlohmann::json((*line.forecast.reached - model.settings().now).count()) : nullptr;
         list.push_back(std::move(item));
     }
     return list;

@@ -18,12 +18,12 @@ namespace fairway::report {
 struct AssociationExplanation {
     std::size_t index = 0;
     std::string account, user;
-    std::vector<std::string> path;     // root .. own account
+    std::vector<std::string> path;  // root .. own account
     fairshare::ShareFigures figures;
-    double job_factor = 0;             // the fair-share factor a job of this association gets
-    std::size_t rank = 0, ranked = 0;  // among all user associations, 1 = highest factor
+    double job_factor = 0;                 // the fair-share factor a job of this association gets
+    std::size_t rank = 0, ranked = 0;      // among all user associations, 1 = highest factor
     std::size_t peer_rank = 0, peers = 0;  // among siblings, by LevelFS (Fair Tree) or factor (classic)
-    double weighted_fairshare = 0;     // PriorityWeightFairshare x job_factor
+    double weighted_fairshare = 0;         // PriorityWeightFairshare x job_factor
 };
 
 // Explains every association of `target`: a user name (all their associations) or an account.

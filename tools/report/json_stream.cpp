@@ -25,7 +25,7 @@ public:
         if (pos_ == len_ && !refill()) return kEnd;
         return static_cast<unsigned char>(buffer_[pos_]);
     }
-    void skip() { ++pos_; }   // after a peek() that was not kEnd
+    void skip() { ++pos_; }  // after a peek() that was not kEnd
     // Appends the bytes up to the next one `stop` accepts (or the end of the input) to `out`.
     template <typename Stop>
     void copy_until(std::string& out, Stop stop) {
@@ -93,8 +93,8 @@ public:
 private:
     struct Frame {
         json* value;
-        bool streamed;       // an array whose elements go to the handler
-        std::string name;    // member name of a streamed array
+        bool streamed;     // an array whose elements go to the handler
+        std::string name;  // member name of a streamed array
         std::size_t next_index = 0;
         int element_line = 0;
     };
@@ -168,7 +168,9 @@ public:
 private:
     static constexpr int kMaxDepth = 256;
 
-    bool fail(const std::string& problem) { return out_.parse_error("syntax error at line " + std::to_string(in_.line()) + ": " + problem); }
+    bool fail(const std::string& problem) {
+        return out_.parse_error("syntax error at line " + std::to_string(in_.line()) + ": " + problem);
+    }
     static std::string shown(int c) {
         if (c == CountingReader::kEnd) return "end of input";
         if (c < 0x20 || c >= 0x7f) return "byte 0x" + hex(c);
@@ -251,7 +253,8 @@ private:
 
     bool literal(const char* word) {
         for (const char* c = word; *c; ++c) {
-            if (in_.peek() != static_cast<unsigned char>(*c)) return fail("unexpected " + shown(in_.peek()) + " in '" + word + "'");
+            if (in_.peek() != static_cast<unsigned char>(*c))
+                return fail("unexpected " + shown(in_.peek()) + " in '" + word + "'");
             in_.skip();
         }
         return true;
@@ -265,7 +268,8 @@ private:
             in_.skip();
         };
         auto digits = [&](const char* where) {
-            if (!std::isdigit(in_.peek())) return fail("unexpected " + shown(in_.peek()) + " in a number; expected a digit " + where);
+            if (!std::isdigit(in_.peek()))
+                return fail("unexpected " + shown(in_.peek()) + " in a number; expected a digit " + where);
             while (std::isdigit(in_.peek())) take();
             return true;
         };
@@ -296,13 +300,14 @@ private:
             json::number_unsigned_t value = 0;
             if (std::from_chars(first, last, value).ec == std::errc()) return out_.number_unsigned(value);
         }
-        return floating(text);   // too large for 64 bits: a double, as nlohmann reads it
+        return floating(text);  // too large for 64 bits: a double, as nlohmann reads it
     }
     bool floating(const std::string& text) {
         double value = 0;
         auto result = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (result.ec == std::errc::result_out_of_range) value = std::strtod(text.c_str(), nullptr);   // 0 or a denormal when tiny
-        if (!std::isfinite(value)) return fail("number overflow: " + text);                            // as nlohmann
+        if (result.ec == std::errc::result_out_of_range)
+            value = std::strtod(text.c_str(), nullptr);                      // 0 or a denormal when tiny
+        if (!std::isfinite(value)) return fail("number overflow: " + text);  // as nlohmann
         return out_.number_float(value);
     }
 
@@ -373,9 +378,12 @@ private:
     // U+10FFFF), copied as it is.
     bool utf8_sequence(std::string& text) {
         int lead = in_.peek();
-        int continuation = lead >= 0xc2 && lead <= 0xdf ? 1 : lead >= 0xe0 && lead <= 0xef ? 2 : lead >= 0xf0 && lead <= 0xf4 ? 3 : 0;
+        int continuation = lead >= 0xc2 && lead <= 0xdf   ? 1
+                           : lead >= 0xe0 && lead <= 0xef ? 2
+                           : lead >= 0xf0 && lead <= 0xf4 ? 3
+                                                          : 0;
         if (continuation == 0) return fail("invalid UTF-8 byte 0x" + hex(lead) + " in a string");
-        int low = lead == 0xe0 ? 0xa0 : lead == 0xf0 ? 0x90 : 0x80;   // the second byte's range
+        int low = lead == 0xe0 ? 0xa0 : lead == 0xf0 ? 0x90 : 0x80;  // the second byte's range
         int high = lead == 0xed ? 0x9f : lead == 0xf4 ? 0x8f : 0xbf;
         text.push_back(static_cast<char>(lead));
         in_.skip();

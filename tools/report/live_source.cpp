@@ -45,9 +45,9 @@ struct LiveContext {
     std::string cluster;
     InputHeader header;
     std::unordered_map<std::uint32_t, std::pair<std::string, std::string>> names_by_assoc_id;
-    std::unordered_map<std::uint32_t, std::string> tres_names;   // TRES id -> "cpu", "billing", "gres/gpu"
-    std::unordered_map<std::string, double> usage_factor;         // QOS id or name -> UsageFactor
-    std::size_t skipped = 0;                                      // records of unknown associations
+    std::unordered_map<std::uint32_t, std::string> tres_names;  // TRES id -> "cpu", "billing", "gres/gpu"
+    std::unordered_map<std::string, double> usage_factor;       // QOS id or name -> UsageFactor
+    std::size_t skipped = 0;                                    // records of unknown associations
 };
 
 std::string slurm_error() { return slurm_strerror(slurm_get_errno()); }
@@ -81,11 +81,11 @@ ReportSettings read_settings(const Options& options, std::string& cluster) {
         s.window = p.window;
         s.bucket = p.bucket;
     } else {
-        s.window = fairshare::kInfiniteWindow;   // multifactor's decay never forgets
+        s.window = fairshare::kInfiniteWindow;  // multifactor's decay never forgets
     }
-    s.fair_share = fairshare::fair_share_options(conf->priority_flags & PRIORITY_FLAGS_FAIR_TREE,
-                                                 conf->priority_flags & PRIORITY_FLAGS_DEPTH_OBLIVIOUS,
-                                                 conf->fs_dampening_factor);
+    s.fair_share =
+        fairshare::fair_share_options(conf->priority_flags & PRIORITY_FLAGS_FAIR_TREE,
+                                      conf->priority_flags & PRIORITY_FLAGS_DEPTH_OBLIVIOUS, conf->fs_dampening_factor);
     s.weight_fairshare = conf->priority_weight_fs;
     cluster = conf->cluster_name ? conf->cluster_name : "";
     s.now = to_time(std::time(nullptr));
@@ -100,13 +100,14 @@ ReportSettings read_settings(const Options& options, std::string& cluster) {
 // How far back records can still matter.
 TimePoint query_start(const ReportSettings& s) {
     if (s.window != fairshare::kInfiniteWindow) return s.now - s.window - std::chrono::hours(1);
-    if (s.half_life.count() > 0) return s.now - 40 * s.half_life;   // 2^-40: below any printed digit
+    if (s.half_life.count() > 0) return s.now - 40 * s.half_life;  // 2^-40: below any printed digit
     return TimePoint{};
 }
 
 // ---- running a client command (sacct, sacctmgr) and reading its lines
 
-void for_each_output_line(const std::vector<std::string>& command, const std::function<void(const std::string&)>& on_line) {
+void for_each_output_line(const std::vector<std::string>& command,
+                          const std::function<void(const std::string&)>& on_line) {
     int fds[2];
     if (pipe(fds) != 0) throw std::runtime_error("pipe: " + std::string(std::strerror(errno)));
     posix_spawn_file_actions_t actions;
@@ -136,8 +137,7 @@ void for_each_output_line(const std::vector<std::string>& command, const std::fu
     std::free(line);
     std::fclose(out);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         throw std::runtime_error(command[0] + " failed (exit status " + std::to_string(WEXITSTATUS(status)) + ")");
 }
@@ -192,15 +192,15 @@ void charge_job(LiveContext& ctx, ReportModel& model, std::uint32_t assoc_id, st
         return;
     }
     TimePoint now = ctx.header.settings.now;
-    if (start <= 0 || to_time(start) >= now) return;   // never started, or started after --now
-    bool still_running = end <= 0 || to_time(end) > now;   // running then: charge up to now
+    if (start <= 0 || to_time(start) >= now) return;      // never started, or started after --now
+    bool still_running = end <= 0 || to_time(end) > now;  // running then: charge up to now
     TimePoint charged_at = still_running ? now : to_time(end);
     if (still_running) elapsed = static_cast<double>((now - to_time(start)).count());
     if (elapsed <= 0) return;
-    auto factor = ctx.usage_factor.find(qos);   // QOS UsageFactor scales billing like the plugin's charges
+    auto factor = ctx.usage_factor.find(qos);  // QOS UsageFactor scales billing like the plugin's charges
     double billing = tres.billing * (factor != ctx.usage_factor.end() ? factor->second : 1.0);
-    UsageSample sample{names->second.first, names->second.second, charged_at, billing * elapsed,
-                       tres.gpus * elapsed, tres.cpus * elapsed};
+    UsageSample sample{names->second.first, names->second.second, charged_at,
+                       billing * elapsed,   tres.gpus * elapsed,  tres.cpus * elapsed};
     model.add(sample, {"accounting", 0, "job " + job});
 }
 
@@ -209,7 +209,10 @@ void charge_job(LiveContext& ctx, ReportModel& model, std::uint32_t assoc_id, st
 void add_association(LiveContext& ctx, std::uint32_t id, const std::string& account, const std::string& user,
                      const std::string& parent, fairshare::Shares shares) {
     if (account.empty()) return;
-    AssociationSpec spec{account, user, user.empty() && account != "root" ? parent : "", shares,
+    AssociationSpec spec{account,
+                         user,
+                         user.empty() && account != "root" ? parent : "",
+                         shares,
                          {"slurmdbd", 0, "association " + std::to_string(id)}};
     ctx.header.associations.push_back(std::move(spec));
     ctx.names_by_assoc_id[id] = {account, user};
@@ -242,7 +245,7 @@ void load_associations_slurmdb(LiveContext& ctx, void* db) {
     List list = slurmdb_associations_get(db, &cond);
     if (!list) throw std::runtime_error("cannot read associations from slurmdbd: " + slurm_error());
     for_each_record<slurmdb_assoc_rec_t>(list, [&](slurmdb_assoc_rec_t* a) {
-        if (a->partition && *a->partition) return;   // partition associations share their account's usage
+        if (a->partition && *a->partition) return;  // partition associations share their account's usage
         add_association(ctx, a->id, a->acct ? a->acct : "", a->user ? a->user : "",
                         a->parent_acct ? a->parent_acct : "", shares_of(a->shares_raw));
     });
@@ -252,7 +255,7 @@ void load_associations_slurmdb(LiveContext& ctx, void* db) {
 void load_tres_names(LiveContext& ctx, void* db) {
     slurmdb_tres_cond_t cond{};
     List list = slurmdb_tres_get(db, &cond);
-    if (!list) return;   // ids stay unnamed; billing/cpu keep their fixed ids below
+    if (!list) return;  // ids stay unnamed; billing/cpu keep their fixed ids below
     for_each_record<slurmdb_tres_rec_t>(list, [&](slurmdb_tres_rec_t* t) {
         std::string type = t->type ? t->type : "";
         ctx.tres_names[t->id] = (t->name && *t->name) ? type + "/" + t->name : type;
@@ -263,7 +266,7 @@ void load_tres_names(LiveContext& ctx, void* db) {
 void load_usage_factors_slurmdb(LiveContext& ctx, void* db) {
     slurmdb_qos_cond_t cond{};
     List list = slurmdb_qos_get(db, &cond);
-    if (!list) return;   // no QOS information: every factor is 1
+    if (!list) return;  // no QOS information: every factor is 1
     for_each_record<slurmdb_qos_rec_t>(list, [&](slurmdb_qos_rec_t* q) {
         if (q->usage_factor >= 0) ctx.usage_factor[std::to_string(q->id)] = q->usage_factor;
     });
@@ -277,9 +280,9 @@ void load_usage_factors_slurmdb(LiveContext& ctx, void* db) {
 // whose end lies in the slice ("time_end between"), an index range: every finished job comes back
 // exactly once. Without states it selects every job eligible before the slice's end that had not
 // ended before its start, so each slice rescans the whole past and long jobs come back repeatedly.
-constexpr std::uint32_t kFinishedStates[] = {JOB_COMPLETE, JOB_CANCELLED, JOB_FAILED,   JOB_TIMEOUT,
+constexpr std::uint32_t kFinishedStates[] = {JOB_COMPLETE,  JOB_CANCELLED, JOB_FAILED,    JOB_TIMEOUT,
                                              JOB_NODE_FAIL, JOB_PREEMPTED, JOB_BOOT_FAIL, JOB_DEADLINE,
-                                             JOB_OOM,      JOB_REQUEUE,   JOB_RESIZING};
+                                             JOB_OOM,       JOB_REQUEUE,   JOB_RESIZING};
 
 // libslurm writes each message as two send()s (length, then body) on a socket without
 // TCP_NODELAY, and slurmdbd answers the same way: Nagle holds the second part until the peer's
@@ -318,7 +321,7 @@ std::size_t for_each_job(LiveContext& ctx, void* db, std::time_t from, std::time
     // Every record, not only the newest of each job id: ids repeat (slurmctld lost its state, or
     // wrapped at MaxJobId; a requeued job runs again), and each run used its resources.
     cond.flags = JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_TRUNC | JOBCOND_FLAG_DUP;
-    cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;   // as sacct: do not filter on scheduling flags
+    cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;  // as sacct: do not filter on scheduling flags
     cond.usage_start = from;
     cond.usage_end = to;
     hurry_slurmdbd_socket();
@@ -380,14 +383,16 @@ void load_associations_sacctmgr(LiveContext& ctx) {
 }
 
 void load_usage_factors_sacctmgr(LiveContext& ctx) {
-    for_each_output_line({"sacctmgr", "-n", "-P", "show", "qos", "format=Name,UsageFactor"}, [&](const std::string& line) {
-        std::vector<std::string> f = split(line, '|');
-        if (f.size() >= 2 && !f[1].empty()) ctx.usage_factor[f[0]] = std::strtod(f[1].c_str(), nullptr);
-    });
+    for_each_output_line({"sacctmgr", "-n", "-P", "show", "qos", "format=Name,UsageFactor"},
+                         [&](const std::string& line) {
+                             std::vector<std::string> f = split(line, '|');
+                             if (f.size() >= 2 && !f[1].empty())
+                                 ctx.usage_factor[f[0]] = std::strtod(f[1].c_str(), nullptr);
+                         });
 }
 
 std::time_t sacct_time(const std::string& text) {
-    std::optional<TimePoint> when = parse_iso8601(text);   // sacct runs with TZ=UTC
+    std::optional<TimePoint> when = parse_iso8601(text);  // sacct runs with TZ=UTC
     return when ? std::chrono::system_clock::to_time_t(*when) : 0;
 }
 
@@ -426,13 +431,14 @@ void print_job_factors(std::ostream& out, std::uint32_t job_id) {
     }
     for_each_record<priority_factors_object_t>(factors->priority_factors_list, [&](priority_factors_object_t* f) {
         out << "  partition " << (f->partition ? f->partition : "-") << ": age " << f->priority_age << ", assoc "
-            << f->priority_assoc << ", fairshare " << f->priority_fs << ", jobsize " << f->priority_js
-            << ", partition " << f->priority_part << ", qos " << f->priority_qos
-            << ", site " << static_cast<std::int64_t>(f->priority_site) - NICE_OFFSET
-            << ", nice " << static_cast<std::int64_t>(f->nice) - NICE_OFFSET;
+            << f->priority_assoc << ", fairshare " << f->priority_fs << ", jobsize " << f->priority_js << ", partition "
+            << f->priority_part << ", qos " << f->priority_qos << ", site "
+            << static_cast<std::int64_t>(f->priority_site) - NICE_OFFSET << ", nice "
+            << static_cast<std::int64_t>(f->nice) - NICE_OFFSET;
         for (std::uint32_t i = 0; i < f->tres_cnt && f->priority_tres; ++i)
             if (f->priority_tres[i] != 0)
-                out << ", " << (f->tres_names && f->tres_names[i] ? f->tres_names[i] : "tres") << " " << f->priority_tres[i];
+                out << ", " << (f->tres_names && f->tres_names[i] ? f->tres_names[i] : "tres") << " "
+                    << f->priority_tres[i];
         out << "\n";
     });
 }

@@ -20,7 +20,7 @@ using nlohmann::json;
 struct ObjectPlace {
     std::string_view file;
     int line = 0;
-    std::string prefix;   // "" for the top level, "usage[3]" for an element
+    std::string prefix;  // "" for the top level, "usage[3]" for an element
 
     SourceLocation at(const std::string& key) const {
         return {std::string(file), line, prefix.empty() ? key : prefix + "." + key};
@@ -29,7 +29,8 @@ struct ObjectPlace {
 };
 
 // Runs for each of a million records: string_view comparisons look at the lengths first.
-void reject_unknown_keys(const json& object, std::initializer_list<std::string_view> allowed, const ObjectPlace& place) {
+void reject_unknown_keys(const json& object, std::initializer_list<std::string_view> allowed,
+                         const ObjectPlace& place) {
     if (!object.is_object()) throw InputError(place.whole(), "must be a JSON object");
     for (const auto& [key, value] : object.get_ref<const json::object_t&>()) {
         if (std::find(allowed.begin(), allowed.end(), std::string_view(key)) == allowed.end())
@@ -83,7 +84,7 @@ Seconds duration_or(const json& object, const char* key, const ObjectPlace& plac
 
 fairshare::Shares read_shares(const json& object, const ObjectPlace& place) {
     auto found = object.find("shares");
-    if (found == object.end()) return fairshare::Shares::of(1);   // sacctmgr's default Fairshare=1
+    if (found == object.end()) return fairshare::Shares::of(1);  // sacctmgr's default Fairshare=1
     if (found->is_string() && found->get<std::string>() == "parent") return fairshare::Shares::parent();
     if (!found->is_number_unsigned() || found->get<std::uint64_t>() >= 0x7fffffffULL)
         throw InputError(place.at("shares"), "must be an integer from 0 to 2147483646, or \"parent\"");
@@ -104,22 +105,24 @@ std::uint32_t bounded_integer(const json& top, const char* key, const ObjectPlac
                               std::uint32_t low, std::uint32_t high) {
     double value = non_negative_number(top, key, place, fallback);
     if (value != std::floor(value) || value < low || value > high)
-        throw InputError(place.at(key), "must be an integer from " + std::to_string(low) + " to " +
-                                            std::to_string(high));
+        throw InputError(place.at(key),
+                         "must be an integer from " + std::to_string(low) + " to " + std::to_string(high));
     return static_cast<std::uint32_t>(value);
 }
 
 ReportSettings read_settings(const json& top, const std::string& file) {
     ObjectPlace place{file, 0, ""};
-    reject_unknown_keys(top, {"now", "window", "half_life", "bucket", "algorithm", "dampening", "weight_fairshare",
-                              "associations", "usage"}, place);
+    reject_unknown_keys(
+        top,
+        {"now", "window", "half_life", "bucket", "algorithm", "dampening", "weight_fairshare", "associations", "usage"},
+        place);
     ReportSettings settings;
     settings.now = required_time(top, "now", place);
     settings.window = duration_or(top, "window", place, settings.window, true);
     settings.half_life = duration_or(top, "half_life", place, settings.half_life, false);
     settings.bucket = duration_or(top, "bucket", place, Seconds{0}, false);
-    settings.fair_share = read_algorithm(
-        top, place, static_cast<std::uint16_t>(bounded_integer(top, "dampening", place, 1, 1, 0xffff)));
+    settings.fair_share =
+        read_algorithm(top, place, static_cast<std::uint16_t>(bounded_integer(top, "dampening", place, 1, 1, 0xffff)));
     settings.weight_fairshare = bounded_integer(top, "weight_fairshare", place, 10000, 0, 0xffffffffU);
     return settings;
 }
@@ -166,10 +169,8 @@ public:
         }
         UsageSample sample = read_usage(element, place);
         if (!started_ && top.contains("now")) start(top);
-        if (started_)
-            consumer_.add(sample, place.whole());
-        else
-            held_.emplace_back(std::move(sample), place.whole());
+        if (started_) consumer_.add(sample, place.whole());
+        else held_.emplace_back(std::move(sample), place.whole());
     }
 
     InputHeader finish(const json& top) {
@@ -203,9 +204,10 @@ private:
 
 InputHeader read_offline_input(std::FILE* file, const std::string& file_name, UsageConsumer& consumer) {
     InputAssembler assembler(file_name, consumer);
-    json top = stream_json_object(file, file_name, {"associations", "usage"},
-                                  [&](const std::string& array, std::size_t index, const json& element, int line,
-                                      const json& so_far) { assembler.on_element(array, index, element, line, so_far); });
+    json top =
+        stream_json_object(file, file_name, {"associations", "usage"},
+                           [&](const std::string& array, std::size_t index, const json& element, int line,
+                               const json& so_far) { assembler.on_element(array, index, element, line, so_far); });
     return assembler.finish(top);
 }
 

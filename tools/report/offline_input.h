@@ -18,35 +18,35 @@ using fairshare::TimePoint;
 
 struct ReportSettings {
     TimePoint now{};
-    Seconds window{14 * 86400};   // fairshare::kInfiniteWindow for "infinite"
+    Seconds window{14 * 86400};  // fairshare::kInfiniteWindow for "infinite"
     Seconds half_life{7 * 86400};
-    Seconds bucket{0};            // 0 = the core's default (W/100)
+    Seconds bucket{0};  // 0 = the core's default (W/100)
     fairshare::FairShareOptions fair_share;
-    std::uint32_t weight_fairshare = 10000;   // PriorityWeightFairshare, for explain
+    std::uint32_t weight_fairshare = 10000;  // PriorityWeightFairshare, for explain
 };
 
 // One association as the input names it: accounts have a parent account; user associations
 // belong to `account` and have no parent of their own.
 struct AssociationSpec {
     std::string account;
-    std::string user;     // empty for an account
-    std::string parent;   // accounts only; empty for the root
+    std::string user;    // empty for an account
+    std::string parent;  // accounts only; empty for the root
     fairshare::Shares shares;
-    SourceLocation where; // where it was defined, for messages
+    SourceLocation where;  // where it was defined, for messages
 };
 
 // One accounting record: usage charged at `end`.
 struct UsageSample {
     std::string account;
-    std::string user;     // empty: charged to the account association itself
+    std::string user;  // empty: charged to the account association itself
     TimePoint end{};
     double billing_seconds = 0;
-    double gpu_seconds = 0;   // optional in the input; for the GPU-hours column
-    double cpu_seconds = 0;   // optional in the input; for the CPU-hours column
+    double gpu_seconds = 0;  // optional in the input; for the GPU-hours column
+    double cpu_seconds = 0;  // optional in the input; for the CPU-hours column
 };
 
 struct InputHeader {
-    std::string source;   // the file name, for messages
+    std::string source;  // the file name, for messages
     ReportSettings settings;
     std::vector<AssociationSpec> associations;
 };

@@ -66,7 +66,7 @@ void ReportModel::build_tree(const std::vector<AssociationSpec>& specs) {
             throw InputError(spec.where, "user " + spec.user + " is in unknown account '" + spec.account + "'");
         add_node(spec, nodes_[account->second].id);
     }
-    for (const AssociationSpec& spec : specs) {   // resolve account parents now that all exist
+    for (const AssociationSpec& spec : specs) {  // resolve account parents now that all exist
         if (!spec.user.empty() || spec.parent.empty()) continue;
         auto parent = index_by_name_.find(name_key(spec.parent, ""));
         if (parent == index_by_name_.end())
@@ -97,8 +97,8 @@ void ReportModel::begin(const InputHeader& header) {
 void ReportModel::add(const UsageSample& sample, const SourceLocation& where) {
     std::optional<std::size_t> index = find(sample.account, sample.user);
     if (!index)
-        throw InputError(where, "no association account=" + sample.account +
-                                    (sample.user.empty() ? "" : " user=" + sample.user));
+        throw InputError(
+            where, "no association account=" + sample.account + (sample.user.empty() ? "" : " user=" + sample.user));
     if (sample.end > settings_.now) throw InputError({where.file, where.line, where.key + ".end"}, "is after 'now'");
     ++records_;
     try {

@@ -63,10 +63,10 @@ private:
     ReportSettings settings_;
     fairshare::WindowedUsageLedger ledger_;
     fairshare::AssociationTree tree_;
-    std::vector<fairshare::AssociationNode> nodes_;              // while building
-    std::vector<SourceLocation> node_where_;                     // input location per node
+    std::vector<fairshare::AssociationNode> nodes_;               // while building
+    std::vector<SourceLocation> node_where_;                      // input location per node
     std::unordered_map<std::string, std::size_t> index_by_name_;  // "account\0user" -> node index
-    mutable std::string lookup_key_;                             // find()'s key, reused: no allocation per record
+    mutable std::string lookup_key_;                              // find()'s key, reused: no allocation per record
     std::vector<WindowTotals> totals_;
     std::vector<std::vector<double>> history_;
     TimePoint history_start_{};

@@ -50,7 +50,10 @@ Column text_column(const char* name, int width, std::function<std::string(const 
 // A double that sshare prints empty when absent.
 Column double_column(const char* name, int width, std::function<std::optional<double>(const SummaryRow&)> cell) {
     return {name, width,
-            [cell](const SummaryRow& row) { auto v = cell(row); return v ? plain_double(*v) : std::string(); },
+            [cell](const SummaryRow& row) {
+                auto v = cell(row);
+                return v ? plain_double(*v) : std::string();
+            },
             [cell](const SummaryRow& row, int w) {
                 auto v = cell(row);
                 return v ? sshare_fixed_double(*v, w) : fixed_text("", w);
@@ -93,10 +96,8 @@ std::vector<Column> summary_columns() {
 
 void print_header(std::ostream& out, const std::vector<Column>& columns, const TableStyle& style) {
     for (std::size_t i = 0; i < columns.size(); ++i) {
-        if (style.parsable)
-            out << columns[i].name << (i + 1 < columns.size() ? "|" : "");
-        else
-            out << fixed_text(columns[i].name, columns[i].width) << ' ';
+        if (style.parsable) out << columns[i].name << (i + 1 < columns.size() ? "|" : "");
+        else out << fixed_text(columns[i].name, columns[i].width) << ' ';
     }
     out << '\n';
     if (style.parsable) return;
@@ -149,10 +150,8 @@ void print_summary_table(std::ostream& out, const std::vector<SummaryRow>& rows,
     if (style.header) print_header(out, columns, style);
     for (const SummaryRow& row : rows) {
         for (std::size_t i = 0; i < columns.size(); ++i) {
-            if (style.parsable)
-                out << columns[i].parsable(row) << (i + 1 < columns.size() ? "|" : "");
-            else
-                out << columns[i].fixed(row, columns[i].width) << ' ';
+            if (style.parsable) out << columns[i].parsable(row) << (i + 1 < columns.size() ? "|" : "");
+            else out << columns[i].fixed(row, columns[i].width) << ' ';
         }
         out << '\n';
     }
@@ -176,7 +175,7 @@ nlohmann::json summary_json(const ReportSettings& settings, const std::vector<Su
         nlohmann::json item = {{"account", row.account}, {"depth", row.depth}};
         if (!row.user.empty()) item["user"] = row.user;
         if (!row.parent.empty()) item["parent"] = row.parent;
-        item["raw_shares"] = !f.raw_shares ? nlohmann::json(nullptr)
+        item["raw_shares"] = !f.raw_shares              ? nlohmann::json(nullptr)
                              : f.raw_shares->use_parent ? nlohmann::json("parent")
                                                         : nlohmann::json(f.raw_shares->raw);
         item["norm_shares"] = f.norm_shares;

@@ -16,12 +16,12 @@
 namespace fairway::report {
 
 struct SummaryRow {
-    std::string account;   // for a user row: the user's account
-    std::string user;      // empty for an account row
-    std::string parent;    // the parent account of an account row; empty for users and the root
-    int depth = 0;         // root 0; its accounts and users 1; ...
+    std::string account;  // for a user row: the user's account
+    std::string user;     // empty for an account row
+    std::string parent;   // the parent account of an account row; empty for users and the root
+    int depth = 0;        // root 0; its accounts and users 1; ...
     fairshare::ShareFigures figures;
-    WindowTotals totals;   // undecayed, within the window; the subtree's for accounts
+    WindowTotals totals;  // undecayed, within the window; the subtree's for accounts
 };
 
 // Rows in sshare's order (depth first; users before sub-accounts, each sorted by name).
@@ -32,7 +32,7 @@ std::vector<SummaryRow> summary_rows(const ReportModel& model, const fairshare::
 std::string indented_account(const SummaryRow& row);
 
 struct TableStyle {
-    bool parsable = false;   // like sshare -P: '|' between fields, none at the end
+    bool parsable = false;  // like sshare -P: '|' between fields, none at the end
     bool header = true;
 };
 

@@ -49,8 +49,9 @@ void frame(std::ostringstream& svg, const Panel& p, const std::string& title, co
     svg << "<text x=\"" << kLeft - 6 << "\" y=\"" << p.top + kTop + 4 << "\" text-anchor=\"end\" font-size=\"11\">"
         << number(p.y_max) << "</text>\n<text x=\"" << kLeft - 6 << "\" y=\"" << bottom
         << "\" text-anchor=\"end\" font-size=\"11\">0</text>\n";
-    svg << "<text x=\"14\" y=\"" << p.top + kTop + p.plot_height() / 2 << "\" font-size=\"11\" transform=\"rotate(-90 14 "
-        << p.top + kTop + p.plot_height() / 2 << ")\" text-anchor=\"middle\">" << svg_escaped(y_label) << "</text>\n";
+    svg << "<text x=\"14\" y=\"" << p.top + kTop + p.plot_height() / 2
+        << "\" font-size=\"11\" transform=\"rotate(-90 14 " << p.top + kTop + p.plot_height() / 2
+        << ")\" text-anchor=\"middle\">" << svg_escaped(y_label) << "</text>\n";
     svg << "<text x=\"" << kLeft << "\" y=\"" << bottom + 16 << "\" font-size=\"11\">" << svg_escaped(x_left)
         << "</text>\n<text x=\"" << kLeft + p.plot_width() << "\" y=\"" << bottom + 16
         << "\" text-anchor=\"end\" font-size=\"11\">" << svg_escaped(x_right) << "</text>\n";
@@ -58,9 +59,9 @@ void frame(std::ostringstream& svg, const Panel& p, const std::string& title, co
 
 void legend_entry(std::ostringstream& svg, const Panel& p, std::size_t i, const std::string& label) {
     double y = p.top + kTop + 16.0 * static_cast<double>(i);
-    svg << "<rect x=\"" << kWidth - kRight + 16 << "\" y=\"" << y << "\" width=\"10\" height=\"10\" fill=\"" << series_color(i)
-        << "\"/><text x=\"" << kWidth - kRight + 32 << "\" y=\"" << y + 9 << "\" font-size=\"11\">" << svg_escaped(label)
-        << "</text>\n";
+    svg << "<rect x=\"" << kWidth - kRight + 16 << "\" y=\"" << y << "\" width=\"10\" height=\"10\" fill=\""
+        << series_color(i) << "\"/><text x=\"" << kWidth - kRight + 32 << "\" y=\"" << y + 9 << "\" font-size=\"11\">"
+        << svg_escaped(label) << "</text>\n";
 }
 
 // The accounts directly under the root: the groups every panel compares.
@@ -152,8 +153,9 @@ void quota_panel(std::ostringstream& svg, const ReportModel& model, int top) {
             << p.y(0) - p.y(f.norm_shares) << "\" fill=\"" << series_color(a) << "\" fill-opacity=\"0.4\"/>\n";
         svg << "<rect x=\"" << x + slot * 0.4 << "\" y=\"" << p.y(usage) << "\" width=\"" << slot * 0.38
             << "\" height=\"" << p.y(0) - p.y(usage) << "\" fill=\"" << series_color(a) << "\"/>\n";
-        svg << "<text x=\"" << x + slot * 0.39 << "\" y=\"" << p.y(0) + 14 << "\" text-anchor=\"middle\" font-size=\"11\">"
-            << svg_escaped(tree.node(accounts[a]).account) << "</text>\n";
+        svg << "<text x=\"" << x + slot * 0.39 << "\" y=\"" << p.y(0) + 14
+            << "\" text-anchor=\"middle\" font-size=\"11\">" << svg_escaped(tree.node(accounts[a]).account)
+            << "</text>\n";
     }
 }
 
@@ -183,8 +185,7 @@ void convert_svg_to_png(const std::string& svg_path, const std::string& png_path
         throw std::runtime_error("cannot run rsvg-convert (install Debian's librsvg2-bin): " +
                                  std::string(std::strerror(rc)));
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         throw std::runtime_error("rsvg-convert failed to write " + png_path);
 }

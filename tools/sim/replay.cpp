@@ -51,7 +51,7 @@ sim::ClusterSpec cluster_of(const Options& options, const sim::SwfHeader& header
     return spec;
 }
 
-using AssociationKey = std::pair<std::string, std::string>;   // (account, user)
+using AssociationKey = std::pair<std::string, std::string>;  // (account, user)
 
 AssociationKey key_of(const SwfJob& swf) { return {swf_account_name(swf.group), swf_user_name(swf.user)}; }
 
@@ -74,7 +74,8 @@ TraceFacts scan_trace(const Options& options, const sim::TraceShape& shape) {
     while (std::optional<SwfJob> swf = reader.next()) {
         if (options.max_jobs && read++ >= *options.max_jobs) break;
         auto replayed = sim::replayed_job(*swf, shape, 0);
-        if (const SimJob* job = std::get_if<SimJob>(&replayed)) facts.billing[key_of(*swf)] += billing_of(options.config, *job);
+        if (const SimJob* job = std::get_if<SimJob>(&replayed))
+            facts.billing[key_of(*swf)] += billing_of(options.config, *job);
     }
     return facts;
 }
@@ -116,7 +117,7 @@ void choose_shown(ReplayResult& result, const Options& options, const TraceFacts
         users(population.users().size());
     for (const auto& [key, billing] : facts.billing) {
         std::optional<std::size_t> node = association_of(population, key);
-        if (!node) continue;   // reported when the job is replayed
+        if (!node) continue;  // reported when the job is replayed
         accounts[population.account_slot(*node)] += billing;
         users[population.user_slot(*node)] += billing;
         if (auto entity = population.entity_of(*node)) entities[*entity] += billing;
@@ -192,7 +193,8 @@ ReplayResult replay_trace(const Options& options, const ProgressSink& progress, 
         for (auto& simulator : result.simulators) simulator->submit(job);
         if (++result.jobs_replayed % 4096 == 0 && progress && size > 0) {
             double read = static_cast<double>(in.tellg()) / size;
-            if (options.max_jobs) read = std::max(read, static_cast<double>(result.jobs_read) / static_cast<double>(*options.max_jobs));
+            if (options.max_jobs)
+                read = std::max(read, static_cast<double>(result.jobs_read) / static_cast<double>(*options.max_jobs));
             progress(std::min(read, 1.0), result.jobs_replayed);
         }
     }

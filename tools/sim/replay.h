@@ -40,8 +40,8 @@ struct ReplayResult {
     std::uint64_t jobs_read = 0, jobs_replayed = 0, killed_at_limit = 0;
     std::array<std::uint64_t, sim::kSkipReasons> skipped{};
     std::unique_ptr<sim::Population> population;
-    std::vector<std::unique_ptr<StartLog>> start_logs;         // with `starts` only; outlive the simulators' use
-    std::vector<std::unique_ptr<sim::Simulator>> simulators;   // one per policy, in the options' order
+    std::vector<std::unique_ptr<StartLog>> start_logs;        // with `starts` only; outlive the simulators' use
+    std::vector<std::unique_ptr<sim::Simulator>> simulators;  // one per policy, in the options' order
     // By billing-seconds in the trace (what every policy runs), largest first: the accounts the
     // tables and plots show (Population::accounts() slots), the top-level entities whose share
     // series are kept, and the heaviest user (Population::users() slot).

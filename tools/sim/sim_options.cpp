@@ -53,12 +53,9 @@ void billing_of(const std::string& text, sim::SimConfig& config) {
         if (equals == std::string::npos) throw UsageError("--billing: expected TRES=weight, found '" + item + "'");
         std::string tres = item.substr(0, equals);
         double weight = non_negative<double>("--billing", item.substr(equals + 1));
-        if (tres == "cpu" || tres == "CPU")
-            config.billing_per_core = weight;
-        else if (tres == "gpu" || tres == "GRES/gpu" || tres == "gres/gpu")
-            config.billing_per_gpu = weight;
-        else
-            throw UsageError("--billing: unknown TRES '" + tres + "' (cpu, gpu)");
+        if (tres == "cpu" || tres == "CPU") config.billing_per_core = weight;
+        else if (tres == "gpu" || tres == "GRES/gpu" || tres == "gres/gpu") config.billing_per_gpu = weight;
+        else throw UsageError("--billing: unknown TRES '" + tres + "' (cpu, gpu)");
         at = comma + 1;
     }
 }
@@ -73,10 +70,11 @@ std::vector<sim::PolicySpec> default_policies() {
 
 Options parse_options(const std::vector<std::string>& args) {
     Options o;
-    o.config.billing_per_gpu = 1;   // each core and each GPU bills 1 unless --billing says otherwise
+    o.config.billing_per_gpu = 1;  // each core and each GPU bills 1 unless --billing says otherwise
     using Handler = std::function<void(const std::string&)>;
     const std::map<std::string, Handler> with_value = {
-        {"--policy", [&](const std::string& v) {
+        {"--policy",
+         [&](const std::string& v) {
              try {
                  o.policies.push_back(sim::parse_policy(v));
              } catch (const InputError& error) {
@@ -85,28 +83,42 @@ Options parse_options(const std::vector<std::string>& args) {
          }},
         {"--tree", [&](const std::string& v) { o.tree = v; }},
         {"--nodes", [&](const std::string& v) { o.nodes = non_negative<std::uint32_t>("--nodes", v); }},
-        {"--cores-per-node", [&](const std::string& v) { o.cores_per_node = non_negative<std::int64_t>("--cores-per-node", v); }},
-        {"--gpus-per-node", [&](const std::string& v) { o.gpus_per_node = non_negative<std::int64_t>("--gpus-per-node", v); }},
-        {"--procs-are", [&](const std::string& v) {
+        {"--cores-per-node",
+         [&](const std::string& v) { o.cores_per_node = non_negative<std::int64_t>("--cores-per-node", v); }},
+        {"--gpus-per-node",
+         [&](const std::string& v) { o.gpus_per_node = non_negative<std::int64_t>("--gpus-per-node", v); }},
+        {"--procs-are",
+         [&](const std::string& v) {
              if (v != "cores" && v != "gpus") throw UsageError("--procs-are: '" + v + "' is not cores or gpus");
              o.procs_are = v == "gpus" ? sim::ProcsAre::kGpus : sim::ProcsAre::kCores;
          }},
-        {"--start", [&](const std::string& v) {
+        {"--start",
+         [&](const std::string& v) {
              std::optional<UnixTime> t = parse_iso8601(v);
              if (!t) throw UsageError("--start: '" + v + "' is not an ISO-8601 time");
              o.start = t->time_since_epoch().count();
          }},
-        {"--calc-period", [&](const std::string& v) { o.config.calc_period = Seconds{duration_of("--calc-period", v)}; }},
-        {"--weight-age", [&](const std::string& v) { o.config.priority.weights.age = non_negative<std::uint32_t>("--weight-age", v); }},
-        {"--weight-fairshare", [&](const std::string& v) { o.config.priority.weights.fairshare = non_negative<std::uint32_t>("--weight-fairshare", v); }},
-        {"--weight-jobsize", [&](const std::string& v) { o.config.priority.weights.job_size = non_negative<std::uint32_t>("--weight-jobsize", v); }},
+        {"--calc-period",
+         [&](const std::string& v) { o.config.calc_period = Seconds{duration_of("--calc-period", v)}; }},
+        {"--weight-age",
+         [&](const std::string& v) { o.config.priority.weights.age = non_negative<std::uint32_t>("--weight-age", v); }},
+        {"--weight-fairshare",
+         [&](const std::string& v) {
+             o.config.priority.weights.fairshare = non_negative<std::uint32_t>("--weight-fairshare", v);
+         }},
+        {"--weight-jobsize",
+         [&](const std::string& v) {
+             o.config.priority.weights.job_size = non_negative<std::uint32_t>("--weight-jobsize", v);
+         }},
         {"--max-age", [&](const std::string& v) { o.config.priority.max_age = Seconds{duration_of("--max-age", v)}; }},
         {"--algorithm", [&](const std::string& v) { o.config.fair_share = algorithm_of(v); }},
         {"--billing", [&](const std::string& v) { billing_of(v, o.config); }},
-        {"--backfill-depth", [&](const std::string& v) { o.config.backfill_depth = non_negative<std::size_t>("--backfill-depth", v); }},
+        {"--backfill-depth",
+         [&](const std::string& v) { o.config.backfill_depth = non_negative<std::size_t>("--backfill-depth", v); }},
         {"--share-window", [&](const std::string& v) { o.statistics.share_window = duration_of("--share-window", v); }},
         {"--share-step", [&](const std::string& v) { o.statistics.share_step = duration_of("--share-step", v); }},
-        {"--recovery-level", [&](const std::string& v) { o.statistics.recovery_level = number_of<double>("--recovery-level", v); }},
+        {"--recovery-level",
+         [&](const std::string& v) { o.statistics.recovery_level = number_of<double>("--recovery-level", v); }},
         {"--accounts", [&](const std::string& v) { o.accounts_shown = non_negative<std::size_t>("--accounts", v); }},
         {"--svg", [&](const std::string& v) { o.svg = v; }},
         {"--png", [&](const std::string& v) { o.png = v; }},

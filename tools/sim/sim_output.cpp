@@ -9,10 +9,10 @@
 namespace fairway::simtool {
 namespace {
 
+using nlohmann::json;
 using sim::PolicyStatistics;
 using sim::RecoveryFigures;
 using sim::WaitFigures;
-using nlohmann::json;
 
 std::string fixed(double value, int decimals) {
     char text[64];
@@ -38,14 +38,16 @@ std::string trace_line(const ReplayResult& result) {
     std::string text = result.trace + ": " + std::to_string(result.jobs_replayed) + " of " +
                        std::to_string(result.jobs_read) + " jobs replayed";
     for (std::size_t r = 0; r < sim::kSkipReasons; ++r)
-        if (result.skipped[r]) text += ", " + std::to_string(result.skipped[r]) + " skipped (" +
-                                       sim::skip_reason_name(static_cast<sim::SkipReason>(r)) + ")";
+        if (result.skipped[r])
+            text += ", " + std::to_string(result.skipped[r]) + " skipped (" +
+                    sim::skip_reason_name(static_cast<sim::SkipReason>(r)) + ")";
     if (result.killed_at_limit) text += ", " + std::to_string(result.killed_at_limit) + " killed at their limit";
-    text += "\ncluster: " + std::to_string(result.cluster.nodes) + " nodes x " + std::to_string(result.cluster.cores_per_node) +
-            " cores";
+    text += "\ncluster: " + std::to_string(result.cluster.nodes) + " nodes x " +
+            std::to_string(result.cluster.cores_per_node) + " cores";
     if (result.cluster.gpus_per_node) text += " x " + std::to_string(result.cluster.gpus_per_node) + " GPUs";
-    text += "; " + std::to_string(population.users().size()) + " users in " + std::to_string(population.accounts().size()) +
-            " accounts; heaviest user " + population.users()[result.heavy_user];
+    text += "; " + std::to_string(population.users().size()) + " users in " +
+            std::to_string(population.accounts().size()) + " accounts; heaviest user " +
+            population.users()[result.heavy_user];
     return text;
 }
 
@@ -54,11 +56,13 @@ void print_summary(std::ostream& out, const ReplayResult& result) {
     const std::string& heavy = result.population->users()[result.heavy_user];
     out << padded("policy", w, true) << "  util  wait-mean  wait-med  wait-p95  bsld-mean  bsld-p95  backfill   Jain"
         << "  recovered(" << heavy << ")  median   all-median\n";
-    out << padded("", w, true) << "            (hours)   (hours)   (hours)" << std::string(38, ' ') << "     times  (hours)   (hours)\n";
+    out << padded("", w, true) << "            (hours)   (hours)   (hours)" << std::string(38, ' ')
+        << "     times  (hours)   (hours)\n";
     for (const auto& simulator : result.simulators) {
         const PolicyStatistics& s = simulator->statistics();
         const WaitFigures& all = s.overall();
-        out << padded(simulator->policy().name(), w, true) << padded(fixed(s.core_utilization() > 0 ? s.core_utilization() : s.gpu_utilization(), 3), 6)
+        out << padded(simulator->policy().name(), w, true)
+            << padded(fixed(s.core_utilization() > 0 ? s.core_utilization() : s.gpu_utilization(), 3), 6)
             << padded(hours(all.mean_wait()), 11) << padded(hours(all.wait.quantile(0.5)), 10)
             << padded(hours(all.wait.quantile(0.95)), 10) << padded(fixed(all.mean_slowdown(), 1), 11)
             << padded(fixed(all.slowdown.quantile(0.95), 1), 10) << padded(std::to_string(s.backfilled()), 10)
@@ -100,9 +104,12 @@ json wait_json(const WaitFigures& f) {
 }
 
 json recovery_json(const RecoveryFigures& f) {
-    json j = {{"stretches", f.stretches}, {"recovered", f.recovered}, {"untimed", f.untimed}, {"unrecovered", f.unrecovered}};
+    json j = {
+        {"stretches", f.stretches}, {"recovered", f.recovered}, {"untimed", f.untimed}, {"unrecovered", f.unrecovered}};
     if (f.recovered)
-        j["seconds"] = {{"mean", f.mean_seconds()}, {"median", f.seconds.quantile(0.5)}, {"p95", f.seconds.quantile(0.95)},
+        j["seconds"] = {{"mean", f.mean_seconds()},
+                        {"median", f.seconds.quantile(0.5)},
+                        {"p95", f.seconds.quantile(0.95)},
                         {"max", f.seconds_max}};
     return j;
 }
@@ -149,8 +156,10 @@ json policy_json(const ReplayResult& result, const sim::Simulator& simulator) {
         series[population.entities()[result.tracked_entities[i]]] = std::move(points);
     }
     for (const auto& [end, index] : s.shares().jain()) jain.push_back({end, index});
-    j["shares"] = {{"jain_mean", s.shares().mean_jain()}, {"entities", std::move(entities)},
-                   {"series_columns", {"window_end", "delivered", "entitled"}}, {"series", std::move(series)},
+    j["shares"] = {{"jain_mean", s.shares().mean_jain()},
+                   {"entities", std::move(entities)},
+                   {"series_columns", {"window_end", "delivered", "entitled"}},
+                   {"series", std::move(series)},
                    {"jain", std::move(jain)}};
     if (s.factors_seen()) j["recovery"] = recovery_json(s.recovery().overall());
     return j;
@@ -188,10 +197,14 @@ nlohmann::json result_json(const ReplayResult& result, const Options& options) {
     for (std::size_t r = 0; r < sim::kSkipReasons; ++r)
         skipped[sim::skip_reason_name(static_cast<sim::SkipReason>(r))] = result.skipped[r];
     json j;
-    j["trace"] = {{"file", result.trace},       {"jobs_read", result.jobs_read}, {"jobs_replayed", result.jobs_replayed},
-                  {"skipped", skipped},         {"killed_at_limit", result.killed_at_limit},
+    j["trace"] = {{"file", result.trace},
+                  {"jobs_read", result.jobs_read},
+                  {"jobs_replayed", result.jobs_replayed},
+                  {"skipped", skipped},
+                  {"killed_at_limit", result.killed_at_limit},
                   {"time_origin", iso(result.time_origin)}};
-    j["cluster"] = {{"nodes", result.cluster.nodes}, {"cores_per_node", result.cluster.cores_per_node},
+    j["cluster"] = {{"nodes", result.cluster.nodes},
+                    {"cores_per_node", result.cluster.cores_per_node},
                     {"gpus_per_node", result.cluster.gpus_per_node}};
     j["settings"] = {{"calc_period", format_slurm_duration(c.calc_period)},
                      {"weight_age", c.priority.weights.age},

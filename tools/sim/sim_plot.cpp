@@ -38,8 +38,8 @@ void frame(std::ostringstream& svg, const Panel& p, const std::string& title, co
     svg << "<text x=\"" << kLeft << "\" y=\"" << p.top + 24 << "\" font-size=\"15\" font-weight=\"bold\">"
         << svg_escaped(title) << "</text>\n";
     svg << "<line x1=\"" << kLeft << "\" y1=\"" << p.bottom() << "\" x2=\"" << kLeft + Panel::width() << "\" y2=\""
-        << p.bottom() << "\" stroke=\"#333\"/>\n<line x1=\"" << kLeft << "\" y1=\"" << p.top + kTop << "\" x2=\"" << kLeft
-        << "\" y2=\"" << p.bottom() << "\" stroke=\"#333\"/>\n";
+        << p.bottom() << "\" stroke=\"#333\"/>\n<line x1=\"" << kLeft << "\" y1=\"" << p.top + kTop << "\" x2=\""
+        << kLeft << "\" y2=\"" << p.bottom() << "\" stroke=\"#333\"/>\n";
     svg << "<text x=\"" << kLeft - 6 << "\" y=\"" << p.top + kTop + 4 << "\" text-anchor=\"end\" font-size=\"11\">"
         << number(p.y_max) << "</text>\n<text x=\"" << kLeft - 6 << "\" y=\"" << p.bottom()
         << "\" text-anchor=\"end\" font-size=\"11\">0</text>\n";
@@ -53,9 +53,9 @@ void frame(std::ostringstream& svg, const Panel& p, const std::string& title, co
 
 void legend_entry(std::ostringstream& svg, const Panel& p, std::size_t i, const std::string& label) {
     const double y = p.top + kTop + 16.0 * static_cast<double>(i);
-    svg << "<rect x=\"" << kWidth - kRight + 16 << "\" y=\"" << y << "\" width=\"10\" height=\"10\" fill=\"" << series_color(i)
-        << "\"/><text x=\"" << kWidth - kRight + 32 << "\" y=\"" << y + 9 << "\" font-size=\"11\">" << svg_escaped(label)
-        << "</text>\n";
+    svg << "<rect x=\"" << kWidth - kRight + 16 << "\" y=\"" << y << "\" width=\"10\" height=\"10\" fill=\""
+        << series_color(i) << "\"/><text x=\"" << kWidth - kRight + 32 << "\" y=\"" << y + 9 << "\" font-size=\"11\">"
+        << svg_escaped(label) << "</text>\n";
 }
 
 void wait_bars(std::ostringstream& svg, const ReplayResult& result, int top) {
@@ -63,7 +63,8 @@ void wait_bars(std::ostringstream& svg, const ReplayResult& result, int top) {
     const std::size_t policies = result.simulators.size();
     double y_max = 0;
     for (const auto& simulator : result.simulators)
-        for (std::size_t a : accounts) y_max = std::max(y_max, simulator->statistics().accounts()[a].mean_wait() / 3600);
+        for (std::size_t a : accounts)
+            y_max = std::max(y_max, simulator->statistics().accounts()[a].mean_wait() / 3600);
     Panel p{top, y_max};
     frame(svg, p, "Mean wait by account under each policy", "hours", "", "");
     const double group = accounts.empty() ? 0 : Panel::width() / static_cast<double>(accounts.size());
@@ -72,8 +73,8 @@ void wait_bars(std::ostringstream& svg, const ReplayResult& result, int top) {
         const double left = kLeft + group * static_cast<double>(g) + group * 0.1;
         for (std::size_t k = 0; k < policies; ++k) {
             const double value = result.simulators[k]->statistics().accounts()[accounts[g]].mean_wait() / 3600;
-            svg << "<rect x=\"" << left + bar * static_cast<double>(k) << "\" y=\"" << p.y(value) << "\" width=\"" << bar
-                << "\" height=\"" << p.bottom() - p.y(value) << "\" fill=\"" << series_color(k) << "\"/>\n";
+            svg << "<rect x=\"" << left + bar * static_cast<double>(k) << "\" y=\"" << p.y(value) << "\" width=\""
+                << bar << "\" height=\"" << p.bottom() - p.y(value) << "\" fill=\"" << series_color(k) << "\"/>\n";
         }
         svg << "<text x=\"" << left + group * 0.4 << "\" y=\"" << p.bottom() + 30
             << "\" text-anchor=\"middle\" font-size=\"11\">" << svg_escaped(result.population->accounts()[accounts[g]])
@@ -87,7 +88,8 @@ std::string polyline(const Panel& p, const std::vector<sim::ShareSample>& sample
     std::ostringstream points;
     const double span = static_cast<double>(std::max<std::int64_t>(1, to - from));
     for (const sim::ShareSample& s : samples)
-        points << p.x(static_cast<double>(s.end - from) / span) << "," << p.y(entitled ? s.entitled : s.delivered) << " ";
+        points << p.x(static_cast<double>(s.end - from) / span) << "," << p.y(entitled ? s.entitled : s.delivered)
+               << " ";
     return points.str();
 }
 
@@ -104,14 +106,15 @@ void share_lines(std::ostringstream& svg, const ReplayResult& result, const sim:
         }
     Panel p{top, y_max > 0 ? y_max : 1};
     const std::string window = std::to_string(options.statistics.share_window / 86400.0).substr(0, 4);
-    frame(svg, p, "Delivered (solid) vs entitled (dashed) share: " + simulator.policy().name(),
-          "share of the window", from <= to ? date(from) : "", from <= to ? date(to) : "");
+    frame(svg, p, "Delivered (solid) vs entitled (dashed) share: " + simulator.policy().name(), "share of the window",
+          from <= to ? date(from) : "", from <= to ? date(to) : "");
     for (std::size_t i = 0; i < series.size(); ++i) {
         if (series[i].empty()) continue;
         svg << "<polyline fill=\"none\" stroke=\"" << series_color(i) << "\" stroke-width=\"1.2\" points=\""
             << polyline(p, series[i], from, to, false) << "\"/>\n";
-        svg << "<polyline fill=\"none\" stroke=\"" << series_color(i) << "\" stroke-width=\"1\" stroke-dasharray=\"4 3\" points=\""
-            << polyline(p, series[i], from, to, true) << "\"/>\n";
+        svg << "<polyline fill=\"none\" stroke=\"" << series_color(i)
+            << "\" stroke-width=\"1\" stroke-dasharray=\"4 3\" points=\"" << polyline(p, series[i], from, to, true)
+            << "\"/>\n";
     }
     for (std::size_t i = 0; i < result.tracked_entities.size(); ++i)
         legend_entry(svg, p, i, result.population->entities()[result.tracked_entities[i]]);

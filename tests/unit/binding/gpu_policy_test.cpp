@@ -69,14 +69,9 @@ TEST(GpuPolicy, PlansEveryRankOfANode) {
         const char* expected;
     };
     for (auto [policy, ranks, expected] : {
-             Case{"none", 2, "untouched;untouched"},
-             Case{"per-rank:1", 4, "0;1;2;3"},
-             Case{"per-rank:2", 2, "0,1;2,3"},
-             Case{"per-rank:1", 2, "0;1"},
-             Case{"per-rank:4", 1, "0,1,2,3"},
-             Case{"round-robin", 4, "0;1;2;3"},
-             Case{"round-robin", 6, "0;1;2;3;0;1"},
-             Case{"round-robin", 1, "0"},
+             Case{"none", 2, "untouched;untouched"}, Case{"per-rank:1", 4, "0;1;2;3"}, Case{"per-rank:2", 2, "0,1;2,3"},
+             Case{"per-rank:1", 2, "0;1"}, Case{"per-rank:4", 1, "0,1,2,3"}, Case{"round-robin", 4, "0;1;2;3"},
+             Case{"round-robin", 6, "0;1;2;3;0;1"}, Case{"round-robin", 1, "0"},
              Case{"ordered", 4, "0,1,2,3;1,0,2,3;2,0,1,3;3,0,1,2"},
              Case{"ordered", 5, "0,1,2,3;1,0,2,3;2,0,1,3;3,0,1,2;0,1,2,3"},
              Case{"closest", 4, "0;1;2;3"},  // no affinity known: spread by local rank

@@ -52,9 +52,9 @@ TEST(Hostlist, FirstHostWithoutExpandingTheRest) {
         const char* expression;
         const char* first;
     };
-    for (auto [expression, first] : {Case{"node[1-3,5]", "node1"}, Case{"node[5,1-3]", "node5"},
-                                     Case{"n[0001-9999999]", "n0001"}, Case{"login,node[1-2]", "login"},
-                                     Case{"r[2-3]-n[07-08]", "r2-n07"}, Case{"node2", "node2"}})
+    for (auto [expression, first] :
+         {Case{"node[1-3,5]", "node1"}, Case{"node[5,1-3]", "node5"}, Case{"n[0001-9999999]", "n0001"},
+          Case{"login,node[1-2]", "login"}, Case{"r[2-3]-n[07-08]", "r2-n07"}, Case{"node2", "node2"}})
         EXPECT_EQ(first_host(expression), first) << expression;
     EXPECT_THROW(first_host(""), InputError);
     EXPECT_THROW(first_host("node[1-"), InputError);

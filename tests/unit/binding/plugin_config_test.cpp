@@ -18,9 +18,9 @@ TEST(PluginConfig, DefaultsWithoutArguments) {
 }
 
 TEST(PluginConfig, ReadsEveryArgument) {
-    auto config = parse_plugin_args({"presets_dir=/srv/presets", "master_port_range=40000-40009",
-                                     "allow_env=LD_PRELOAD,SLURM_X", "sysfs_root=/tmp/fake-sys",
-                                     "user_preset_max_bytes=1024"});
+    auto config =
+        parse_plugin_args({"presets_dir=/srv/presets", "master_port_range=40000-40009", "allow_env=LD_PRELOAD,SLURM_X",
+                           "sysfs_root=/tmp/fake-sys", "user_preset_max_bytes=1024"});
     EXPECT_EQ(config.presets_dir, "/srv/presets");
     EXPECT_EQ(config.master_port_range.first, 40000);
     EXPECT_EQ(config.master_port_range.last, 40009);
@@ -34,14 +34,13 @@ TEST(PluginConfig, ErrorsNameTheArgument) {
         const char* arg;
         const char* key;
     };
-    for (auto [arg, key] : {Case{"colour=blue", "colour"}, Case{"presets_dir", "presets_dir"},
-                            Case{"presets_dir=relative", "presets_dir"}, Case{"sysfs_root=", "sysfs_root"},
-                            Case{"master_port_range=9-3", "master_port_range"},
-                            Case{"master_port_range=1-70000", "master_port_range"},
-                            Case{"master_port_range=0-10", "master_port_range"},
-                            Case{"master_port_range=29500", "master_port_range"},
-                            Case{"user_preset_max_bytes=0", "user_preset_max_bytes"},
-                            Case{"user_preset_max_bytes=lots", "user_preset_max_bytes"}}) {
+    for (auto [arg, key] :
+         {Case{"colour=blue", "colour"}, Case{"presets_dir", "presets_dir"},
+          Case{"presets_dir=relative", "presets_dir"}, Case{"sysfs_root=", "sysfs_root"},
+          Case{"master_port_range=9-3", "master_port_range"}, Case{"master_port_range=1-70000", "master_port_range"},
+          Case{"master_port_range=0-10", "master_port_range"}, Case{"master_port_range=29500", "master_port_range"},
+          Case{"user_preset_max_bytes=0", "user_preset_max_bytes"},
+          Case{"user_preset_max_bytes=lots", "user_preset_max_bytes"}}) {
         try {
             parse_plugin_args({arg});
             ADD_FAILURE() << arg << " was accepted";
@@ -88,8 +87,8 @@ TEST(PluginConfig, SiteConfigFillsWhatPlugstackLeftOut) {
     EXPECT_EQ(merged.presets_dir, "/site/presets.d");
     EXPECT_EQ(merged.allow_env, std::vector<std::string>{"LD_LIBRARY_PATH"});
     EXPECT_EQ(merged.user_preset_max_bytes, 4096u);
-    merged = fairway::binding::with_site_config(
-        parse_plugin_args({"allow_env=SLURM_X", "user_preset_max_bytes=100"}), site);
+    merged =
+        fairway::binding::with_site_config(parse_plugin_args({"allow_env=SLURM_X", "user_preset_max_bytes=100"}), site);
     EXPECT_EQ(merged.allow_env, std::vector<std::string>{"SLURM_X"});
     EXPECT_EQ(merged.user_preset_max_bytes, 100u);
 }

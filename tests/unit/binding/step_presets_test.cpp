@@ -140,9 +140,8 @@ TEST(StepSettings, DefaultsNeverOverrideWhatTheUserExported) {
 
 TEST(StepSettings, OverrideWinsAndNullUnsets) {
     FakeSources fake;
-    auto settings =
-        resolve_step_settings(step_with("ddp,quiet", {{"NCCL_DEBUG", "TRACE"}, {"OMP_NUM_THREADS", "8"}}),
-                              fake.sources(), {});
+    auto settings = resolve_step_settings(step_with("ddp,quiet", {{"NCCL_DEBUG", "TRACE"}, {"OMP_NUM_THREADS", "8"}}),
+                                          fake.sources(), {});
     std::vector<EnvChange> expected{{"NCCL_DEBUG", "WARN"}, {"OMP_NUM_THREADS", std::nullopt}};
     EXPECT_EQ(settings.env_changes, expected);
     EXPECT_EQ(to_string(settings.gpu_policy), "per-rank:1");
@@ -205,7 +204,8 @@ StepPresetInputs carried_step(FakeSources& fake, const std::string& list, std::m
 }
 
 std::string describe(const StepSettings& settings) {
-    std::string text = settings.applied + " " + to_string(settings.gpu_policy) + (settings.distributed_env ? " dist" : "");
+    std::string text =
+        settings.applied + " " + to_string(settings.gpu_policy) + (settings.distributed_env ? " dist" : "");
     for (const auto& [name, value] : settings.env_changes) text += " " + name + "=" + value.value_or("<unset>");
     return text;
 }
@@ -220,7 +220,8 @@ fairway::presets::EnvPolicy no_site_policy_expected() {
 TEST(CarriedStepSettings, EqualResolvingTheListInTheStep) {
     FakeSources fake;
     fake.user_files["./mine.yaml"] =
-        "merge: replace\nenv: {NCCL_DEBUG: ~, EXTRA: \"a b,c:d\"}\ngpu-binding: ~\n---\nname: two\ndistributed-env: ~\n";
+        "merge: replace\nenv: {NCCL_DEBUG: ~, EXTRA: \"a b,c:d\"}\ngpu-binding: ~\n---\nname: two\ndistributed-env: "
+        "~\n";
     const std::map<std::string, std::string> exported{{"NCCL_DEBUG", "TRACE"}, {"OMP_NUM_THREADS", "8"}};
     for (const char* list : {"ddp", "ddp,quiet", "ddp,ordered", "quiet:replace,ddp", "ordered,ddp:override",
                              "ddp,./mine.yaml", "./mine.yaml:defaults,quiet"}) {

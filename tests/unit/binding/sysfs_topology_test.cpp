@@ -46,7 +46,7 @@ TEST(SysfsTopology, GpusAreDisplayDevicesInPciOrder) {
     sysfs.pci("0000:c1:00.0", "0x030200", "1");
     sysfs.pci("0000:00:1f.2", "0x010601", "0");  // a SATA controller: not a GPU
     sysfs.pci("0000:41:00.0", "0x030000", "0");
-    sysfs.pci("0000:81:00.0", "0x030200", "-1");  // no NUMA information
+    sysfs.pci("0000:81:00.0", "0x030200", "-1");                      // no NUMA information
     sysfs.write("bus/pci/devices/0000:e1:00.0/class", "0x030200\n");  // numa_node missing
     auto nodes = read_gpu_numa_nodes(sysfs.root());
     std::vector<std::optional<int>> expected{0, std::nullopt, 1, std::nullopt};

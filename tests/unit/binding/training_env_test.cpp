@@ -8,19 +8,35 @@
 using namespace fairway::binding;
 
 TEST(TrainingEnv, EveryVariableTorchReads) {
-    RankIdentity rank{.job_id = 42, .step_id = 3, .global_rank = 5, .local_rank = 1, .world_size = 8,
-                      .local_world_size = 4, .node_rank = 1, .step_nodelist = "node[2-3]"};
+    RankIdentity rank{.job_id = 42,
+                      .step_id = 3,
+                      .global_rank = 5,
+                      .local_rank = 1,
+                      .world_size = 8,
+                      .local_world_size = 4,
+                      .node_rank = 1,
+                      .step_nodelist = "node[2-3]"};
     PortRange ports{29500, 29999};
     auto env = training_env(rank, ports);
-    EnvList expected{{"RANK", "5"},       {"LOCAL_RANK", "1"},       {"WORLD_SIZE", "8"},
-                     {"LOCAL_WORLD_SIZE", "4"}, {"NODE_RANK", "1"}, {"MASTER_ADDR", "node2"},
+    EnvList expected{{"RANK", "5"},
+                     {"LOCAL_RANK", "1"},
+                     {"WORLD_SIZE", "8"},
+                     {"LOCAL_WORLD_SIZE", "4"},
+                     {"NODE_RANK", "1"},
+                     {"MASTER_ADDR", "node2"},
                      {"MASTER_PORT", std::to_string(master_port(ports, 42, 3))}};
     EXPECT_EQ(env, expected);
 }
 
 TEST(TrainingEnv, NodePartIsTheSameForEveryRankOfTheNode) {
-    RankIdentity first{.job_id = 42, .step_id = 3, .global_rank = 4, .local_rank = 0, .world_size = 8,
-                       .local_world_size = 4, .node_rank = 1, .step_nodelist = "node[2-3]"};
+    RankIdentity first{.job_id = 42,
+                       .step_id = 3,
+                       .global_rank = 4,
+                       .local_rank = 0,
+                       .world_size = 8,
+                       .local_world_size = 4,
+                       .node_rank = 1,
+                       .step_nodelist = "node[2-3]"};
     RankIdentity other = first;
     other.global_rank = 7;
     other.local_rank = 3;

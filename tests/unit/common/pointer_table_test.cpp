@@ -10,16 +10,14 @@
 namespace fairway {
 namespace {
 
-TEST(PointerTable, EmptyFindsNothing)
-{
+TEST(PointerTable, EmptyFindsNothing) {
     PointerTable<int, double> table;
     int key = 0;
     EXPECT_EQ(table.find(&key), nullptr);
     EXPECT_EQ(table.size(), 0u);
 }
 
-TEST(PointerTable, InsertThenFindAndReplace)
-{
+TEST(PointerTable, InsertThenFindAndReplace) {
     PointerTable<int, double> table;
     int a = 0, b = 0;
     table.insert(&a, 1.5);
@@ -33,12 +31,10 @@ TEST(PointerTable, InsertThenFindAndReplace)
 
 // Keys with the same alignment collide in their low bits; many of them, inserted through several
 // growths and in random order, must all stay findable with their own values.
-TEST(PointerTable, ManyAlignedKeysAgreeWithStdMap)
-{
+TEST(PointerTable, ManyAlignedKeysAgreeWithStdMap) {
     std::vector<long double> storage(5000);
     std::vector<size_t> order(storage.size());
-    for (size_t i = 0; i < order.size(); ++i)
-        order[i] = i;
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::shuffle(order.begin(), order.end(), std::mt19937(7));
     PointerTable<long double, size_t> table;
     std::map<const long double*, size_t> reference;

@@ -19,8 +19,8 @@ TEST(SlurmDuration, ReadsEverySbatchTimeForm) {
 }
 
 TEST(SlurmDuration, RejectsMalformedNegativeAndHugeText) {
-    for (const char* bad : {"", "-", "abc", "1:2:3:4", "-5", "1--2", "1-a", "1.5", "99999999999999",
-                            "9999999-0", "1-2-3", ":", "1:", "nan"})
+    for (const char* bad : {"", "-", "abc", "1:2:3:4", "-5", "1--2", "1-a", "1.5", "99999999999999", "9999999-0",
+                            "1-2-3", ":", "1:", "nan"})
         EXPECT_FALSE(parse_slurm_duration(bad).has_value()) << bad;
 }
 

@@ -75,8 +75,9 @@ TEST(AgeCalendar, PredictsTheFirstSecondThePriorityChanges) {
                      ", max age " + std::to_string(s.config.max_age.count()) + ", accrued " +
                      std::to_string(kNow - s.job.accrue_time->time_since_epoch().count()) + " s ago, fs " +
                      std::to_string(s.config.weights.fairshare) + "x" + std::to_string(s.job.fairshare_factor) +
-                     ", nice " + std::to_string(s.job.nice) + ", partitions " + std::to_string(s.job.partitions.size()) +
-                     " sum " + std::to_string(compute_job_priority(s.config, {}, s.job, at(kNow)).sum));
+                     ", nice " + std::to_string(s.job.nice) + ", partitions " +
+                     std::to_string(s.job.partitions.size()) + " sum " +
+                     std::to_string(compute_job_priority(s.config, {}, s.job, at(kNow)).sum));
         const std::int64_t settled = s.job.accrue_time->time_since_epoch().count() + s.config.max_age.count();
         if (!truth) {
             if (due) {
@@ -90,7 +91,7 @@ TEST(AgeCalendar, PredictsTheFirstSecondThePriorityChanges) {
         EXPECT_GE(*due, *truth - 2);
         EXPECT_GT(*due, kNow);
     }
-    EXPECT_GT(changing, 100);   // the sample exercises the interesting case
+    EXPECT_GT(changing, 100);  // the sample exercises the interesting case
 }
 
 TEST(AgeCalendar, NoAgeWeightOrASettledAgeNeverComesDue) {
@@ -98,13 +99,13 @@ TEST(AgeCalendar, NoAgeWeightOrASettledAgeNeverComesDue) {
     s.config.max_age = Seconds{600};
     s.job.partitions.push_back(PartitionFacts{"a", 10, 1.0, 60, {}});
     s.job.accrue_time = at(kNow - 100);
-    EXPECT_FALSE(predicted(s));   // age weight 0
+    EXPECT_FALSE(predicted(s));  // age weight 0
     s.config.weights.age = 1000;
     s.job.accrue_time = at(kNow - 600);
-    EXPECT_FALSE(predicted(s));   // at PriorityMaxAge
+    EXPECT_FALSE(predicted(s));  // at PriorityMaxAge
     s.config.max_age = Seconds{0};
     s.job.accrue_time = at(kNow - 1);
-    EXPECT_FALSE(predicted(s));   // no PriorityMaxAge: the factor is 1 at once
+    EXPECT_FALSE(predicted(s));  // no PriorityMaxAge: the factor is 1 at once
 }
 
 // slurmctld sets the accrue time when the job becomes eligible, stamping no change: such a job is
@@ -115,7 +116,7 @@ TEST(AgeCalendar, AJobNotAccruingYetIsDueAtTheNextSecond) {
     s.config.max_age = Seconds{600};
     s.job.partitions.push_back(PartitionFacts{"a", 10, 1.0, 60, {}});
     EXPECT_EQ(predicted(s), kNow + 1);
-    s.job.accrue_time = TimePoint{};   // 0: "not accruing" in Slurm
+    s.job.accrue_time = TimePoint{};  // 0: "not accruing" in Slurm
     EXPECT_EQ(predicted(s), kNow + 1);
 }
 

@@ -21,8 +21,8 @@ namespace {
 struct Row {
     AssocId id, parent;
     const char* account;
-    const char* user;   // "" for accounts
-    long shares;        // -1 = Fairshare=parent
+    const char* user;  // "" for accounts
+    long shares;       // -1 = Fairshare=parent
     double usage;
 };
 
@@ -30,7 +30,8 @@ AssociationTree tree_of(const std::vector<Row>& rows) {
     std::vector<AssociationNode> nodes;
     for (const Row& r : rows)
         nodes.push_back(AssociationNode{r.id, r.parent, r.account, r.user,
-                                        r.shares < 0 ? Shares::parent() : Shares::of(std::uint32_t(r.shares)), r.usage});
+                                        r.shares < 0 ? Shares::parent() : Shares::of(std::uint32_t(r.shares)),
+                                        r.usage});
     return AssociationTree(nodes);
 }
 
@@ -115,41 +116,18 @@ TEST(FairShareClassic, ReproducesSlurmTest24_1) {
 // testsuite/expect/test24.4.prog.c (Fair Tree). Account rows' usage in that program is overwritten
 // by the sum of their users, so accounts carry none here. Its duplicate id 921 is 922 here.
 const std::vector<Row> kTest24_4 = {
-    {1, 0, "root", "", 1, 0},
-    {2, 1, "aA", "", 40, 0},
-    {21, 2, "aAA", "", 30, 0},
-    {211, 21, "aAA", "uAA1", 1, 20},
-    {22, 2, "aAB", "", 10, 0},
-    {221, 22, "aAB", "uAB1", 1, 25},
-    {222, 22, "aAB", "uAB2", 1, 0},
-    {3, 1, "aB", "", 60, 0},
-    {31, 3, "aBA", "", 25, 0},
-    {311, 31, "aBA", "uBA1", 1, 25},
-    {32, 3, "aBB", "", 35, 0},
-    {321, 32, "aBB", "uBB1", 1, 0},
-    {4, 1, "aC", "", 0, 0},
-    {41, 4, "aC", "uC1", 0, 30},
-    {5, 1, "aD", "", 50, 0},
-    {51, 5, "aDA", "", -1, 0},
-    {511, 51, "aDA", "uDA1", -1, 10},
-    {512, 51, "aDA", "uDA2", 30, 10},
-    {513, 51, "aDA", "uDA3", 50, 25},
-    {52, 5, "aD", "uD1", -1, 20},
-    {53, 5, "aD", "uD2", 40, 20},
-    {54, 5, "aD", "uD3", 50, 25},
-    {6, 1, "aE", "", 10, 0},
-    {61, 6, "aE", "aE1", 10, 0},
-    {62, 6, "aE", "aE2", 10, 0},
-    {7, 1, "root", "u1", 10, 0},
-    {8, 1, "aF", "", 20, 0},
-    {81, 8, "aF", "uF1", 10, 0},
-    {82, 8, "aF", "uF2", 20, 0},
-    {9, 1, "aG", "", 8, 0},
-    {91, 9, "aG", "uG1", 10, 10},
-    {92, 9, "aGA", "", 10, 0},
-    {921, 92, "aGA", "uGA1", 20, 4},
-    {922, 92, "aGA", "uGA2", 20, 6},
-    {1001, 1, "root", "u2", 10, 10},
+    {1, 0, "root", "", 1, 0},         {2, 1, "aA", "", 40, 0},          {21, 2, "aAA", "", 30, 0},
+    {211, 21, "aAA", "uAA1", 1, 20},  {22, 2, "aAB", "", 10, 0},        {221, 22, "aAB", "uAB1", 1, 25},
+    {222, 22, "aAB", "uAB2", 1, 0},   {3, 1, "aB", "", 60, 0},          {31, 3, "aBA", "", 25, 0},
+    {311, 31, "aBA", "uBA1", 1, 25},  {32, 3, "aBB", "", 35, 0},        {321, 32, "aBB", "uBB1", 1, 0},
+    {4, 1, "aC", "", 0, 0},           {41, 4, "aC", "uC1", 0, 30},      {5, 1, "aD", "", 50, 0},
+    {51, 5, "aDA", "", -1, 0},        {511, 51, "aDA", "uDA1", -1, 10}, {512, 51, "aDA", "uDA2", 30, 10},
+    {513, 51, "aDA", "uDA3", 50, 25}, {52, 5, "aD", "uD1", -1, 20},     {53, 5, "aD", "uD2", 40, 20},
+    {54, 5, "aD", "uD3", 50, 25},     {6, 1, "aE", "", 10, 0},          {61, 6, "aE", "aE1", 10, 0},
+    {62, 6, "aE", "aE2", 10, 0},      {7, 1, "root", "u1", 10, 0},      {8, 1, "aF", "", 20, 0},
+    {81, 8, "aF", "uF1", 10, 0},      {82, 8, "aF", "uF2", 20, 0},      {9, 1, "aG", "", 8, 0},
+    {91, 9, "aG", "uG1", 10, 10},     {92, 9, "aGA", "", 10, 0},        {921, 92, "aGA", "uGA1", 20, 4},
+    {922, 92, "aGA", "uGA2", 20, 6},  {1001, 1, "root", "u2", 10, 10},
 };
 
 // test24.4's 35 expected lines up to LevelFS.
@@ -202,7 +180,7 @@ TEST(FairShareFairTree, UsersWithEqualLookingLevelFsAreRankedByExactValue) {
     const FairShareResult result = compute_fair_share(tree, {});
     EXPECT_LT(*result.find(53)->level_fs, *result.find(54)->level_fs);
     EXPECT_LT(result.job_factor(53), result.job_factor(54));
-    EXPECT_EQ(result.job_factor(54), result.job_factor(513));   // identical arithmetic: tied
+    EXPECT_EQ(result.job_factor(54), result.job_factor(513));  // identical arithmetic: tied
 }
 
 TEST(FairShareFairTree, JobFactorIsTheUsersRankShare) {
@@ -210,8 +188,8 @@ TEST(FairShareFairTree, JobFactorIsTheUsersRankShare) {
     const FairShareResult result = compute_fair_share(tree, {});
     EXPECT_DOUBLE_EQ(result.job_factor(7), 1.0);
     EXPECT_DOUBLE_EQ(result.job_factor(41), 1.0 / 21);
-    EXPECT_DOUBLE_EQ(result.job_factor(52), 10.0 / 21);   // Fairshare=parent user: ranked highest in aD
-    EXPECT_EQ(result.job_factor(5), 0.0);                 // accounts carry no job factor
+    EXPECT_DOUBLE_EQ(result.job_factor(52), 10.0 / 21);  // Fairshare=parent user: ranked highest in aD
+    EXPECT_EQ(result.job_factor(5), 0.0);                // accounts carry no job factor
     EXPECT_EQ(result.job_factor(424242), 0.0);
     EXPECT_EQ(result.find(424242), nullptr);
 }
@@ -252,10 +230,8 @@ TEST(FairShare, NoUsageAnywhereGivesZeroNormUsage) {
 }
 
 TEST(FairShare, RawUsageSumsTheSubtreeIncludingAccountsOwnUsage) {
-    const AssociationTree tree = tree_of({{1, 0, "root", "", 1, 0},
-                                          {2, 1, "a", "", 1, 5},
-                                          {3, 2, "a", "u", 1, 7},
-                                          {4, 1, "b", "", 1, 0}});
+    const AssociationTree tree =
+        tree_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 1, 5}, {3, 2, "a", "u", 1, 7}, {4, 1, "b", "", 1, 0}});
     const FairShareResult result = compute_fair_share(tree, {});
     EXPECT_EQ(result.find(1)->raw_usage, 12.0L);
     EXPECT_EQ(result.find(2)->raw_usage, 12.0L);
@@ -341,14 +317,14 @@ TEST(HierarchyReader, UnchangedHierarchyIsNotCopiedWhateverItsUsage) {
 TEST(HierarchyReader, EveryChangeGivesAllTheNodesReadWithoutUsage) {
     const AssociationTree known = tree_of({{1, 0, "root", "", 1, 2}, {2, 1, "a", "", 5, 3}, {3, 2, "a", "u", 1, 4}});
     const std::vector<std::vector<Row>> changes = {
-        {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 6, 0}, {3, 2, "a", "u", 1, 0}},    // shares
-        {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", -1, 0}, {3, 2, "a", "u", 1, 0}},   // Fairshare=parent
-        {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}, {3, 2, "a", "v", 1, 0}},    // user name
-        {{1, 0, "root", "", 1, 0}, {2, 1, "b", "", 5, 0}, {3, 2, "b", "u", 1, 0}},    // account name
-        {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}, {3, 1, "root", "u", 1, 0}}, // parent
-        {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}},                            // the last removed
+        {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 6, 0}, {3, 2, "a", "u", 1, 0}},     // shares
+        {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", -1, 0}, {3, 2, "a", "u", 1, 0}},    // Fairshare=parent
+        {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}, {3, 2, "a", "v", 1, 0}},     // user name
+        {{1, 0, "root", "", 1, 0}, {2, 1, "b", "", 5, 0}, {3, 2, "b", "u", 1, 0}},     // account name
+        {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}, {3, 1, "root", "u", 1, 0}},  // parent
+        {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}},                             // the last removed
         {{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 5, 0}, {3, 2, "a", "u", 1, 0}, {4, 2, "a", "w", 1, 0}},  // one added
-        {{1, 0, "root", "", 1, 0}, {3, 2, "a", "u", 1, 0}, {2, 1, "a", "", 5, 0}},    // order
+        {{1, 0, "root", "", 1, 0}, {3, 2, "a", "u", 1, 0}, {2, 1, "a", "", 5, 0}},                          // order
     };
     for (std::size_t i = 0; i < changes.size(); ++i) {
         const auto nodes = read_against(&known, changes[i]);
@@ -457,8 +433,8 @@ TEST(FairShareFairTree, TiedAccountsAreWalkedInTurnNotMerged) {
     const FairShareResult result = compute_fair_share(tree, {});
     EXPECT_EQ(*result.find(10)->level_fs, *result.find(20)->level_fs);
     EXPECT_DOUBLE_EQ(result.job_factor(12), 3.0 / 3);
-    EXPECT_DOUBLE_EQ(result.job_factor(11), 2.0 / 3);   // merged (x2 2.0 > y1 1.0 > x1 0.67) would give 1/3
-    EXPECT_DOUBLE_EQ(result.job_factor(21), 2.0 / 3);   // tied with x's last user
+    EXPECT_DOUBLE_EQ(result.job_factor(11), 2.0 / 3);  // merged (x2 2.0 > y1 1.0 > x1 0.67) would give 1/3
+    EXPECT_DOUBLE_EQ(result.job_factor(21), 2.0 / 3);  // tied with x's last user
 }
 
 TEST(FairShare, TreeWithLedgerUsageEqualsTreeWithTheSameNumbers) {
@@ -484,8 +460,8 @@ namespace {
 // A pass skips its walk over the jobs only when the factors it would put into them are the ones
 // the last walk used: usage that changes no factor is no change, any changed factor is.
 TEST(FairShareResult, SameJobFactorsComparesFactorsOfOneHierarchy) {
-    const AssociationTree shape = tree_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 1, 0}, {3, 2, "a", "u", 1, 0},
-                                           {4, 2, "a", "v", 1, 0}});
+    const AssociationTree shape =
+        tree_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 1, 0}, {3, 2, "a", "u", 1, 0}, {4, 2, "a", "v", 1, 0}});
     const auto result_with = [&](double u_usage, double v_usage, FairShareOptions options) {
         WindowedUsageLedger ledger(LedgerConfig{kInfiniteWindow, Seconds{0}, Seconds{0}});
         ledger.charge(3, u_usage, TimePoint{Seconds{1000}});
@@ -501,8 +477,8 @@ TEST(FairShareResult, SameJobFactorsComparesFactorsOfOneHierarchy) {
     EXPECT_FALSE(result_with(100, 300, classic).same_job_factors(result_with(100, 301, classic)));
     EXPECT_FALSE(result_with(100, 300, classic).same_job_factors(result_with(100, 300, {})));
     // Equal numbers on another tree (even an equal-looking one) are not the same factors.
-    const AssociationTree other = tree_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 1, 0}, {3, 2, "a", "u", 1, 0},
-                                           {4, 2, "a", "v", 1, 0}});
+    const AssociationTree other =
+        tree_of({{1, 0, "root", "", 1, 0}, {2, 1, "a", "", 1, 0}, {3, 2, "a", "u", 1, 0}, {4, 2, "a", "v", 1, 0}});
     EXPECT_FALSE(compute_fair_share(shape, {}).same_job_factors(compute_fair_share(other, {})));
     EXPECT_FALSE(FairShareResult().same_job_factors(compute_fair_share(shape, {})));
 }

@@ -20,8 +20,8 @@ AssociationTree two_teams() {
 
 WindowedUsageLedger heavy_a_light_b(LedgerConfig config) {
     WindowedUsageLedger ledger(config);
-    ledger.charge(11, 900, at(1003));   // bucket [1000, 1010): leaves the window at 1110
-    ledger.charge(21, 100, at(1055));   // bucket [1050, 1060): leaves at 1160
+    ledger.charge(11, 900, at(1003));  // bucket [1000, 1010): leaves the window at 1110
+    ledger.charge(21, 100, at(1055));  // bucket [1050, 1060): leaves at 1160
     ledger.advance(at(1060));
     return ledger;
 }
@@ -30,7 +30,8 @@ TEST(FairshareForecast, RecoveryIsTheSecondTheHeavyUsageLeavesTheWindow) {
     const auto ledger = heavy_a_light_b(LedgerConfig{Seconds{100}, Seconds{0}, Seconds{10}});
     for (auto algorithm : {FairShareAlgorithm::kClassic, FairShareAlgorithm::kFairTree}) {
         const FairShareOptions options{algorithm, 1};
-        const RecoveryForecast forecast = forecast_recovery(ledger, two_teams(), options, {11, 0.9, Seconds{0}}, at(1060));
+        const RecoveryForecast forecast =
+            forecast_recovery(ledger, two_teams(), options, {11, 0.9, Seconds{0}}, at(1060));
         EXPECT_LT(forecast.factor_now, 0.9);
         ASSERT_TRUE(forecast.reached.has_value());
         EXPECT_EQ(*forecast.reached, at(1110));
@@ -63,8 +64,8 @@ TEST(FairshareForecast, AlreadyThereIsNow) {
 TEST(FairshareForecast, PureDecayFreezesRatiosSoNothingRecovers) {
     // The multifactor-like case fairway exists for: with an infinite window, ratios never move.
     const auto ledger = heavy_a_light_b(LedgerConfig{kInfiniteWindow, Seconds{3600}, Seconds{0}});
-    const RecoveryForecast forecast = forecast_recovery(ledger, two_teams(), {FairShareAlgorithm::kClassic, 1},
-                                                        {11, 0.9, Seconds{0}}, at(1060));
+    const RecoveryForecast forecast =
+        forecast_recovery(ledger, two_teams(), {FairShareAlgorithm::kClassic, 1}, {11, 0.9, Seconds{0}}, at(1060));
     EXPECT_FALSE(forecast.reached.has_value());
 }
 

@@ -13,8 +13,8 @@ namespace {
 constexpr std::int64_t kNow = 1'700'000'000;
 TimePoint at(std::int64_t seconds) { return TimePoint{Seconds{seconds}}; }
 
-PriorityConfig weights_only(std::uint32_t age, std::uint32_t fs, std::uint32_t js, std::uint32_t part, std::uint32_t qos,
-                            std::uint32_t assoc) {
+PriorityConfig weights_only(std::uint32_t age, std::uint32_t fs, std::uint32_t js, std::uint32_t part,
+                            std::uint32_t qos, std::uint32_t assoc) {
     PriorityConfig config;
     config.weights = PriorityWeights{age, assoc, fs, js, part, qos, {}};
     config.max_age = Seconds{1000};
@@ -42,7 +42,7 @@ TEST(PriorityAge, GrowsLinearlyUntilMaxAge) {
         EXPECT_DOUBLE_EQ(p.weighted.age, 1000 * c.factor);
     }
     JobFacts epoch = plain_job();
-    epoch.accrue_time = TimePoint{};   // accrue_time 0 means "not accruing" in Slurm
+    epoch.accrue_time = TimePoint{};  // accrue_time 0 means "not accruing" in Slurm
     EXPECT_EQ(compute_job_priority(config, {}, epoch, at(kNow)).normalised.age, 0);
 }
 
@@ -56,20 +56,20 @@ TEST(PriorityJobSize, FavorsLargeSmallAndSmallRelativeToTime) {
     EXPECT_DOUBLE_EQ(compute_job_priority(config, cluster, job, at(kNow)).normalised.job_size, (0.2 + 0.4) / 2);
     config.favor_small = true;
     EXPECT_DOUBLE_EQ(compute_job_priority(config, cluster, job, at(kNow)).normalised.job_size, (0.8 + 0.6) / 2);
-    config.flags.small_relative_to_time = true;   // max(2 nodes * 10 cpus, 40) / 30 min / 100 cpus
+    config.flags.small_relative_to_time = true;  // max(2 nodes * 10 cpus, 40) / 30 min / 100 cpus
     EXPECT_DOUBLE_EQ(compute_job_priority(config, cluster, job, at(kNow)).normalised.job_size, 1.0 - 40.0 / 30 / 100);
-    job.time_limit_minutes.reset();               // partition MaxTime 60
+    job.time_limit_minutes.reset();  // partition MaxTime 60
     EXPECT_DOUBLE_EQ(compute_job_priority(config, cluster, job, at(kNow)).normalised.job_size, 1.0 - 40.0 / 60 / 100);
     config = weights_only(0, 0, 1000, 0, 0, 0);
     config.favor_small = true;
-    job.min_nodes = 20;   // larger than the cluster: multifactor's unsigned arithmetic wraps, then clamps
+    job.min_nodes = 20;  // larger than the cluster: multifactor's unsigned arithmetic wraps, then clamps
     EXPECT_DOUBLE_EQ(compute_job_priority(config, cluster, job, at(kNow)).normalised.job_size, 1.0);
 }
 
 TEST(PriorityFormula, SumsWeightedFactorsPlusSiteMinusNice) {
     PriorityConfig config = weights_only(1000, 10000, 0, 2000, 3000, 500);
     JobFacts job = plain_job();
-    job.accrue_time = at(kNow - 500);   // age 0.5
+    job.accrue_time = at(kNow - 500);  // age 0.5
     job.fairshare_factor = 0.25;
     job.qos_priority = 7;
     job.qos_priority_norm = 0.7;
@@ -101,7 +101,7 @@ TEST(PriorityFormula, ZeroWeightsLeaveFactorsOut) {
     EXPECT_EQ(p.normalised.fairshare, 0);
     EXPECT_EQ(p.normalised.age, 0);
     EXPECT_EQ(p.normalised.qos, 0);
-    EXPECT_EQ(p.priority, 1U);   // 0 is reserved for held jobs
+    EXPECT_EQ(p.priority, 1U);  // 0 is reserved for held jobs
 }
 
 TEST(PriorityFormula, ClampsLikeMultifactor) {
@@ -123,7 +123,7 @@ TEST(PriorityFormula, ClampsLikeMultifactor) {
 
 TEST(PriorityTres, WeightsShareOfThePartition) {
     PriorityConfig config = weights_only(0, 0, 0, 0, 0, 0);
-    config.weights.tres = {1000, 0, 5000};   // cpu, mem, gres/gpu
+    config.weights.tres = {1000, 0, 5000};  // cpu, mem, gres/gpu
     JobFacts job = plain_job();
     job.tres_count = {4, 4096, 1};
     job.partitions[0].tres_total = {64, 1 << 20, 8};
@@ -147,7 +147,7 @@ TEST(PriorityPartitions, MultiPartitionJobGetsOnePriorityEach) {
     const JobPriority p = compute_job_priority(config, {}, job, at(kNow));
     ASSERT_EQ(p.partition_priority.size(), 3U);
     EXPECT_EQ(p.partition_priority[0], 500U + 10000 + 50);
-    EXPECT_EQ(p.partition_priority[1], 500U + 1000 + 12);   // 12.5 truncated
+    EXPECT_EQ(p.partition_priority[1], 500U + 1000 + 12);  // 12.5 truncated
     EXPECT_EQ(p.partition_priority[2], 500U);
     EXPECT_EQ(p.priority, p.partition_priority[0]);
 }

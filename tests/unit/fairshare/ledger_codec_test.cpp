@@ -135,14 +135,14 @@ TEST(LedgerState, DuplicateAndUnorderedContentIsRejected) {
     ledger.charge(6, 1, at(100000));
     std::string bytes = ledger.serialize();
     std::string duplicate = bytes;
-    put_u32(duplicate, 52 + 4 + 8 + 4 + 16, 5);   // second association's id := first's
+    put_u32(duplicate, 52 + 4 + 8 + 4 + 16, 5);  // second association's id := first's
     expect_state_error(resealed(duplicate), "duplicate association");
 
     WindowedUsageLedger two_buckets(LedgerConfig{Seconds{3600}, Seconds{0}, Seconds{60}});
     two_buckets.charge(5, 1, at(100000));
     two_buckets.charge(5, 1, at(100100));
     std::string unordered = two_buckets.serialize();
-    put_u64(unordered, 68 + 16, 100000 / 60);   // second bucket index := first's
+    put_u64(unordered, 68 + 16, 100000 / 60);  // second bucket index := first's
     expect_state_error(resealed(unordered), "buckets out of order");
 }
 

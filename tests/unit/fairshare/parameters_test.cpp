@@ -80,7 +80,8 @@ TEST(FairshareParameters, DoubtsAHalfLifeAtOrAboveTheWindow) {
     EXPECT_TRUE(doubtful_settings(parse_fairshare_parameters("window=infinite", kWeek)).empty());
     const auto equal = doubtful_settings(parse_fairshare_parameters("window=30:00", Seconds{1800}));
     ASSERT_EQ(equal.size(), 1u);
-    EXPECT_NE(equal[0].find("PriorityDecayHalfLife 00:30:00 is not shorter than the window 00:30:00"), std::string::npos)
+    EXPECT_NE(equal[0].find("PriorityDecayHalfLife 00:30:00 is not shorter than the window 00:30:00"),
+              std::string::npos)
         << equal[0];
     EXPECT_EQ(doubtful_settings(parse_fairshare_parameters("window=1-0", kWeek)).size(), 1u);
 }

@@ -7,8 +7,7 @@ namespace {
 
 TimePoint at(std::int64_t seconds) { return TimePoint{Seconds{seconds}}; }
 
-RecordedRun run(std::uint32_t job, std::int64_t submit, std::int64_t start, std::optional<std::int64_t> end = {})
-{
+RecordedRun run(std::uint32_t job, std::int64_t submit, std::int64_t start, std::optional<std::int64_t> end = {}) {
     return {{job, submit}, at(start), end ? std::optional<TimePoint>(at(*end)) : std::nullopt};
 }
 
@@ -76,9 +75,9 @@ TEST(RecordedRuns, RunsTheRebuildDidNotSeeAreChargedFromTheirStart) {
     RebuildCoverage coverage(at(500), at(kNow));
     coverage.add({7, 100});
     EXPECT_EQ(coverage.charge_from({7, 100}, at(1000)), at(kNow));
-    EXPECT_EQ(coverage.charge_from({7, 900}, at(1000)), at(1000));   // the id's other run
+    EXPECT_EQ(coverage.charge_from({7, 900}, at(1000)), at(1000));  // the id's other run
     EXPECT_EQ(coverage.charge_from({8, 100}, at(1000)), at(1000));
-    EXPECT_EQ(coverage.charge_from({8, 100}, at(400)), at(500));      // not before the horizon
+    EXPECT_EQ(coverage.charge_from({8, 100}, at(400)), at(500));  // not before the horizon
 }
 
 }  // namespace

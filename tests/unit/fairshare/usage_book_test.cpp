@@ -3,8 +3,8 @@
 // subtree sums that turn per-association usage into Slurm's propagated figures.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <random>
 
@@ -20,7 +20,7 @@ TimePoint at(std::int64_t seconds) { return TimePoint{Seconds{seconds}}; }
 
 constexpr TresId kCpu = 1;
 constexpr TresId kGpu = 1001;
-const LedgerConfig kConfig{Seconds{3600}, Seconds{0}, Seconds{60}};   // 1 h window, no decay
+const LedgerConfig kConfig{Seconds{3600}, Seconds{0}, Seconds{60}};  // 1 h window, no decay
 
 // 4 CPUs and 2 GPUs billed 20, QOS UsageFactor 1.
 UsageRates job_rates(double usage_factor = 1.0) {
@@ -56,7 +56,7 @@ TEST(UsageBook, OneChargeReachesEveryMeterOfItsOwners) {
 TEST(UsageBook, NoQosAndZeroRatesMakeNoMeters) {
     UsageBook book(kConfig);
     UsageRates rates = job_rates();
-    rates.tres.push_back({2, 0});   // a TRES the job did not get
+    rates.tres.push_back({2, 0});  // a TRES the job did not get
     book.charge(UsageOwners{7, {0, 0}}, rates, 10, at(10000));
     for (const Meter& meter : book.meters()) EXPECT_EQ(meter.owner, Owner::association);
     EXPECT_EQ(book.find(Meter::tres(Owner::association, 2)), nullptr);
@@ -72,7 +72,7 @@ TEST(UsageBook, UsageFactorScalesEveryMeter) {
 }
 
 TEST(UsageBook, UndecayedQosUsageKeepsItsValueUntilItLeavesTheWindow) {
-    UsageBook book(LedgerConfig{Seconds{3600}, Seconds{600}, Seconds{60}});   // half-life 10 min
+    UsageBook book(LedgerConfig{Seconds{3600}, Seconds{600}, Seconds{60}});  // half-life 10 min
     book.charge(UsageOwners{7, {3, 0}}, job_rates(), 100, at(10000));
     book.advance(at(10600));
     const TimePoint later = at(10600);
@@ -90,7 +90,7 @@ TEST(UsageBook, ABadChargeChangesNothing) {
     const std::string before = book.serialize();
     for (double bad : {-1.0, std::nan(""), std::numeric_limits<double>::infinity(), 1e30}) {
         UsageRates rates = job_rates();
-        rates.tres.back().second = bad;   // only the last meter's amount is wrong
+        rates.tres.back().second = bad;  // only the last meter's amount is wrong
         EXPECT_THROW(book.charge(UsageOwners{7, {3, 0}}, rates, 10, at(10010)), InputError) << bad;
         EXPECT_THROW(book.charge(UsageOwners{7, {3, 0}}, job_rates(), bad, at(10010)), InputError) << bad;
     }
@@ -102,7 +102,7 @@ TEST(UsageBook, EveryMeterLeavesTheWindowTogether) {
     UsageBook book(kConfig);
     book.charge(UsageOwners{7, {3, 0}}, job_rates(), 60, at(7200));
     book.charge(UsageOwners{8, {0, 0}}, job_rates(), 60, at(9000));
-    book.advance(at(7200 + 3600 + 60));   // the first charge's bucket has left
+    book.advance(at(7200 + 3600 + 60));  // the first charge's bucket has left
     EXPECT_EQ(book.fair_share_usage().usage(7, book.clock()), 0);
     EXPECT_EQ(book.find(Meter::billing(Owner::qos)), nullptr) << "an empty meter is dropped";
     EXPECT_EQ(book.find(Meter::tres(Owner::association, kGpu))->usage(7, book.clock()), 0);
@@ -155,7 +155,8 @@ TEST(UsageBookRebuild, ChargesInAnyOrderEqualChargesInTimeOrder) {
     std::uniform_int_distribution<std::int64_t> when(kStart - 20 * kDay, kStart);
     std::uniform_int_distribution<AssocId> who(1, 20);
     std::uniform_int_distribution<QosId> qos(0, 3);
-    for (int i = 0; i < 2000; ++i) records.push_back({UsageOwners{who(random), {qos(random), 0}}, at(when(random)), double(i % 97)});
+    for (int i = 0; i < 2000; ++i)
+        records.push_back({UsageOwners{who(random), {qos(random), 0}}, at(when(random)), double(i % 97)});
     const LedgerConfig config{Seconds{14 * kDay}, Seconds{3 * kDay}, Seconds{0}};
     UsageBook rebuilt = UsageBook::starting_at(config, at(kStart));
     for (const Record& record : records) rebuilt.charge(record.owners, job_rates(), record.seconds, record.end);
@@ -210,7 +211,7 @@ TEST(UsageBookState, EveryCorruptionIsRejected) {
     version[4] = 2;
     expect_state_error(resealed(version), "version 2");
     std::string owner = good;
-    owner[4 + 2 + 2 + 8 + 4] = 9;   // the first meter's owner
+    owner[4 + 2 + 2 + 8 + 4] = 9;  // the first meter's owner
     expect_state_error(resealed(owner), "unknown owner");
     expect_state_error(resealed(good + std::string(4, '\0')), "trailing bytes");
 }
@@ -233,7 +234,8 @@ std::vector<SavedMeter> saved_meters(const std::string& bytes) {
     std::size_t offset = 4 + 2 + 2 + 8 + 4;
     while (offset + 4 < bytes.size()) {
         const auto length = static_cast<std::size_t>(read_le(bytes, offset + 12, 4));
-        meters.push_back({offset, bytes[offset], static_cast<std::int64_t>(read_le(bytes, offset + 4, 8)), 16 + length});
+        meters.push_back(
+            {offset, bytes[offset], static_cast<std::int64_t>(read_le(bytes, offset + 4, 8)), 16 + length});
         offset += 16 + length;
     }
     return meters;
@@ -241,7 +243,7 @@ std::vector<SavedMeter> saved_meters(const std::string& bytes) {
 
 std::string without_meter(const std::string& bytes, const SavedMeter& meter) {
     std::string out = bytes.substr(0, meter.offset) + bytes.substr(meter.offset + meter.length);
-    out[4 + 2 + 2 + 8] = static_cast<char>(out[4 + 2 + 2 + 8] - 1);   // one meter fewer
+    out[4 + 2 + 2 + 8] = static_cast<char>(out[4 + 2 + 2 + 8] - 1);  // one meter fewer
     return resealed(out);
 }
 
@@ -253,10 +255,8 @@ TEST(UsageBookState, ABookWithoutFairShareUsageIsRejected) {
     ASSERT_EQ(meters.size(), book.meter_count());
     for (const SavedMeter& meter : meters) {
         const bool fair_share = meter.owner == 0 && meter.what == Meter::kBilling;
-        if (fair_share)
-            expect_state_error(without_meter(bytes, meter), "no fair-share meter");
-        else
-            EXPECT_NO_THROW(UsageBook::deserialize(without_meter(bytes, meter))) << meter.owner << "/" << meter.what;
+        if (fair_share) expect_state_error(without_meter(bytes, meter), "no fair-share meter");
+        else EXPECT_NO_THROW(UsageBook::deserialize(without_meter(bytes, meter))) << meter.owner << "/" << meter.what;
     }
 }
 
@@ -268,7 +268,8 @@ TEST(UsageBookState, MetersKeptWithAnotherWindowAreRejected) {
     const std::string a = one.serialize(), b = other.serialize();
     const SavedMeter fair_share = saved_meters(a).front();
     const std::vector<SavedMeter> others = saved_meters(b);
-    const SavedMeter qos_wall = *std::find_if(others.begin(), others.end(), [](const SavedMeter& m) { return m.owner == 1; });
+    const SavedMeter qos_wall =
+        *std::find_if(others.begin(), others.end(), [](const SavedMeter& m) { return m.owner == 1; });
     std::string mixed = a.substr(0, fair_share.offset + fair_share.length) +
                         b.substr(qos_wall.offset, qos_wall.length) + a.substr(a.size() - 4);
     mixed[4 + 2 + 2 + 8] = 2;
@@ -293,8 +294,7 @@ AssociationTree small_tree() {
         return AssociationNode{id, parent, std::move(account), std::move(name), Shares::of(1), 0};
     };
     return AssociationTree({account(1, kNoParent, "root"), account(2, 1, "physics"), account(3, 1, "chem"),
-                            user(4, 2, "physics", "alice"), user(5, 2, "physics", "bob"),
-                            user(6, 3, "chem", "carol")});
+                            user(4, 2, "physics", "alice"), user(5, 2, "physics", "bob"), user(6, 3, "chem", "carol")});
 }
 
 TEST(SubtreeUsage, SumsEachAssociationIntoEveryAncestor) {
@@ -302,7 +302,7 @@ TEST(SubtreeUsage, SumsEachAssociationIntoEveryAncestor) {
     ledger.charge(4, 10, at(10000));
     ledger.charge(5, 5, at(10000));
     ledger.charge(6, 1, at(10000));
-    ledger.charge(99, 1000, at(10000));   // not in the tree (deleted association): left out
+    ledger.charge(99, 1000, at(10000));  // not in the tree (deleted association): left out
     const std::vector<double> totals = small_tree().subtree_usage(ledger, at(10000));
     EXPECT_EQ(totals, (std::vector<double>{16, 15, 1, 10, 5, 1}));
 }

@@ -14,7 +14,7 @@ namespace fairway::fairshare {
 namespace {
 
 constexpr std::int64_t kDay = 86400;
-constexpr std::int64_t kStart = 1'700'000'000;   // an arbitrary fake "now"
+constexpr std::int64_t kStart = 1'700'000'000;  // an arbitrary fake "now"
 
 TimePoint at(std::int64_t seconds) { return TimePoint{Seconds{seconds}}; }
 
@@ -71,9 +71,9 @@ TEST(LedgerWindowEdge, ChargeVanishesWhenItsBucketLeavesTheWindow) {
         WindowedUsageLedger ledger(config(100, 0, 10));
         const std::int64_t charged = 1000 + offset;
         ledger.charge(1, 5, at(charged));
-        EXPECT_EQ(ledger.usage(1, at(charged + 99)), 5) << offset;    // age < W: always counted
+        EXPECT_EQ(ledger.usage(1, at(charged + 99)), 5) << offset;  // age < W: always counted
         EXPECT_EQ(ledger.usage(1, at(1109)), 5) << offset;
-        EXPECT_EQ(ledger.usage(1, at(1110)), 0) << offset;            // age >= W + width: never
+        EXPECT_EQ(ledger.usage(1, at(1110)), 0) << offset;  // age >= W + width: never
         ledger.advance(at(1109));
         EXPECT_EQ(ledger.bucket_count(), 1U);
         const AdvanceStats stats = ledger.advance(at(1110));
@@ -95,7 +95,7 @@ TEST(LedgerWindowEdge, DefaultBucketKeepsEdgeErrorWithinOnePercent) {
 TEST(LedgerBuckets, ChargesInOneBucketShareIt) {
     WindowedUsageLedger ledger(config(1000, 0, 10));
     for (std::int64_t s = 0; s < 35; ++s) ledger.charge(1, 1, at(kStart - kStart % 10 + s));
-    EXPECT_EQ(ledger.bucket_count(), 4U);   // 10 + 10 + 10 + 5 seconds
+    EXPECT_EQ(ledger.bucket_count(), 4U);  // 10 + 10 + 10 + 5 seconds
     EXPECT_EQ(ledger.usage(1, at(kStart + 40)), 35);
 }
 
@@ -114,10 +114,10 @@ TEST(LedgerBuckets, RolloverExpiresOneBucketPerWidth) {
 TEST(LedgerBuckets, LateChargeLandsInItsOwnBucket) {
     WindowedUsageLedger ledger(config(100, 0, 10));
     ledger.charge(1, 1, at(1050));
-    ledger.charge(1, 2, at(1012));   // older than the newest bucket
+    ledger.charge(1, 2, at(1012));  // older than the newest bucket
     EXPECT_EQ(ledger.bucket_count(), 2U);
     EXPECT_EQ(ledger.usage(1, at(1119)), 3);
-    EXPECT_EQ(ledger.usage(1, at(1120)), 1);   // the late one leaves with its own bucket
+    EXPECT_EQ(ledger.usage(1, at(1120)), 1);  // the late one leaves with its own bucket
 }
 
 TEST(LedgerBuckets, ChargeOlderThanTheWindowIsDropped) {
@@ -132,14 +132,14 @@ TEST(LedgerClock, BackwardStepFreezesTimeWithoutNegativeAgesOrDoubleExpiry) {
     WindowedUsageLedger ledger(config(100, 50, 10));
     ledger.charge(1, 8, at(1000));
     ledger.charge(1, 4, at(1050));
-    ledger.advance(at(1115));   // the 1000 charge has left the window
+    ledger.advance(at(1115));  // the 1000 charge has left the window
     const double before = ledger.usage(1, at(1115));
     EXPECT_NEAR(before, decayed(4, 65, 50), 1e-12);
     const AdvanceStats back = ledger.advance(at(900));
     EXPECT_TRUE(back.clock_went_backwards);
     EXPECT_EQ(back.buckets_expired, 0U);
     EXPECT_EQ(ledger.clock(), at(1115));
-    EXPECT_EQ(ledger.usage(1, at(900)), before);   // evaluated at clock(), not in the past
+    EXPECT_EQ(ledger.usage(1, at(900)), before);  // evaluated at clock(), not in the past
     ledger.advance(at(1115));
     EXPECT_EQ(ledger.usage(1, at(1115)), before);  // nothing expired twice
     // A charge stamped before clock() decays from its own time.
@@ -173,7 +173,7 @@ TEST(LedgerInput, RejectsHugeNegativeNanAndInfiniteUsage) {
             EXPECT_EQ(error.where().key, "billing_seconds");
         }
     }
-    EXPECT_EQ(ledger.serialize(), state);   // unchanged
+    EXPECT_EQ(ledger.serialize(), state);  // unchanged
     EXPECT_TRUE(ledger.charge(1, 0, at(1000)));
     EXPECT_EQ(ledger.serialize(), state);
 }
@@ -192,9 +192,10 @@ TEST(LedgerInput, RejectsUnusableConfigurations) {
         LedgerConfig config;
         const char* key;
     };
-    for (const Case& c : {Case{config(0, 0), "window"}, Case{config(100, -1), "half_life"}, Case{config(100, 0, 101), "bucket"},
-                          Case{config(100, 0, -1), "bucket"}, Case{config(kMaxBucketsPerWindow * 2, 0, 1), "bucket"},
-                          Case{config(kMaxEpochSeconds + 1, 0), "window"}}) {
+    for (const Case& c :
+         {Case{config(0, 0), "window"}, Case{config(100, -1), "half_life"}, Case{config(100, 0, 101), "bucket"},
+          Case{config(100, 0, -1), "bucket"}, Case{config(kMaxBucketsPerWindow * 2, 0, 1), "bucket"},
+          Case{config(kMaxEpochSeconds + 1, 0), "window"}}) {
         try {
             WindowedUsageLedger ledger(c.config);
             ADD_FAILURE() << "accepted window " << c.config.window.count() << " bucket " << c.config.bucket.count();
@@ -251,9 +252,9 @@ TEST(LedgerCost, WorkPerPassIsFlatInTheWindow) {
     const Work week = run(7 * kDay), quarter = run(90 * kDay);
     EXPECT_EQ(week.max_visited, 200U);
     EXPECT_EQ(quarter.max_visited, 200U);
-    EXPECT_LE(quarter.max_expired, week.max_expired);       // wider buckets: never more per pass
-    EXPECT_LE(week.max_expired, 200U);                       // at most one bucket each per hourly pass
-    EXPECT_LE(week.max_buckets, 200U * 102);                 // W/width + 2 buckets per association
+    EXPECT_LE(quarter.max_expired, week.max_expired);  // wider buckets: never more per pass
+    EXPECT_LE(week.max_expired, 200U);                 // at most one bucket each per hourly pass
+    EXPECT_LE(week.max_buckets, 200U * 102);           // W/width + 2 buckets per association
     EXPECT_LE(quarter.max_buckets, 200U * 102);
 }
 
@@ -305,8 +306,8 @@ private:
 
 TEST(LedgerProperty, RandomScheduleMatchesBruteForce) {
     std::mt19937_64 random(7);
-    for (const LedgerConfig& cfg : {config(3000, 600, 100), config(3000, 0, 7), config(-1, 900),
-                                    config(500, 20, 50), config(86400, 86400)}) {
+    for (const LedgerConfig& cfg :
+         {config(3000, 600, 100), config(3000, 0, 7), config(-1, 900), config(500, 20, 50), config(86400, 86400)}) {
         WindowedUsageLedger ledger(cfg);
         ReferenceLedger reference(cfg);
         std::int64_t t = kStart;
@@ -314,7 +315,7 @@ TEST(LedgerProperty, RandomScheduleMatchesBruteForce) {
             const auto action = random() % 10;
             const auto id = AssocId(random() % 5);
             if (action < 6) {
-                const std::int64_t when = t - std::int64_t(random() % 200);   // some backdated
+                const std::int64_t when = t - std::int64_t(random() % 200);  // some backdated
                 const double amount = double(random() % 1000) / 7.0;
                 ledger.charge(id, amount, at(when));
                 reference.charge(id, amount, when);
@@ -323,7 +324,7 @@ TEST(LedgerProperty, RandomScheduleMatchesBruteForce) {
                 ledger.advance(at(t));
                 reference.advance(t);
             } else {
-                const std::int64_t jump = std::int64_t(random() % 400) - 200;   // either direction
+                const std::int64_t jump = std::int64_t(random() % 400) - 200;  // either direction
                 ledger.advance(at(t + jump));
                 reference.advance(t + jump);
             }

@@ -13,9 +13,7 @@ namespace {
 constexpr std::chrono::seconds kLongestSkip{300};
 constexpr StartCounts kStarts{.started = 50, .submitted = 900, .schedule_cycles = 4000};
 
-LastWalk last_walk() {
-    return LastWalk{WalkStamp{.seen_at = 105, .starts = kStarts, .fingerprint = 42}, 7, 105};
-}
+LastWalk last_walk() { return LastWalk{WalkStamp{.seen_at = 105, .starts = kStarts, .fingerprint = 42}, 7, 105}; }
 
 WalkPlan plan(const std::optional<LastWalk>& last, const WalkStamp& seen, std::int64_t now = 110,
               std::uint64_t association_inputs = 7, bool same_fair_share = true, bool ages_settled = true) {

@@ -6,7 +6,8 @@ namespace fairway::presets {
 namespace {
 
 TEST(CarriedUserPresets, RoundTrip) {
-    UserPresetTexts files = {{"./a.yaml", "gpus: 2\n"}, {"./b:c.yaml", std::string("x\x01\xff,:=", 6)}, {"./empty.yaml", ""}};
+    UserPresetTexts files = {
+        {"./a.yaml", "gpus: 2\n"}, {"./b:c.yaml", std::string("x\x01\xff,:=", 6)}, {"./empty.yaml", ""}};
     auto encoded = encode_user_presets(files);
     EXPECT_EQ(encoded.find_first_of(" \t\n;\"'"), std::string::npos);  // safe in an environment entry
     EXPECT_EQ(decode_user_presets(encoded), files);
@@ -24,7 +25,8 @@ TEST(CarriedUserPresets, EnforcesTheSizeLimit) {
 }
 
 TEST(CarriedUserPresets, RejectsMalformedEncodings) {
-    for (const char* bad : {"abc", "YQ==", "YQ==:Y", "YQ==:YQ=a", "!!!!:YQ==", "YQ==:YQ==,", ":YQ==", "YQ==:YQ==,,YQ==:YQ=="})
+    for (const char* bad :
+         {"abc", "YQ==", "YQ==:Y", "YQ==:YQ=a", "!!!!:YQ==", "YQ==:YQ==,", ":YQ==", "YQ==:YQ==,,YQ==:YQ=="})
         EXPECT_THROW(decode_user_presets(bad), InputError) << bad;
     EXPECT_TRUE(decode_user_presets("").empty());
 }
@@ -72,7 +74,8 @@ TEST(CarriedStepPresets, RoundTripOfTheStepFields) {
 TEST(CarriedStepPresets, AnAccountsDefaultsSayWhichAccount) {
     Preset preset = step_preset("ddp", MergeStrategy::defaults);
     preset.values.env["NCCL_DEBUG"] = "INFO";
-    auto decoded = decode_step_presets(*encode_step_presets("ddp", {{&preset, preset.strategy}}, kMaxStepPresetsBytes, "physics"));
+    auto decoded =
+        decode_step_presets(*encode_step_presets("ddp", {{&preset, preset.strategy}}, kMaxStepPresetsBytes, "physics"));
     EXPECT_EQ(decoded.account, "physics");
     EXPECT_EQ(describe(decoded), "ddp | ddp defaults NCCL_DEBUG=INFO cleared=" + preset.cleared.to_string());
     auto none = decode_step_presets(*encode_step_presets("", {}, kMaxStepPresetsBytes, "biology"));  // no defaults
@@ -81,8 +84,8 @@ TEST(CarriedStepPresets, AnAccountsDefaultsSayWhichAccount) {
     EXPECT_TRUE(none.presets.empty());
     EXPECT_EQ(decode_step_presets(*encode_step_presets("ddp", {})).account, std::nullopt);
     // Empty, with a blank or a control character, or after a preset: refused.
-    for (const char* bad : {"fw1,L:,A:", "fw1,L:,A:YSBi", "fw1,L:,A:YQk=", "fw1,L:,A:!!!!", "fw1,L:,A:YQ==:YQ==",
-                            "fw1,L:YQ==,P:YQ==:defaults,A:YQ=="})
+    for (const char* bad : {"fw1,L:,A:", "fw1,L:,A:YSBi", "fw1,L:,A:YQk=", "fw1,L:,A:!!!!",
+                            "fw1,L:,A:YQ==:YQ==", "fw1,L:YQ==,P:YQ==:defaults,A:YQ=="})
         EXPECT_THROW(decode_step_presets(bad), InputError) << bad;
 }
 

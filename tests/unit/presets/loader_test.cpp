@@ -160,7 +160,10 @@ TEST(PresetLoader, RefusesControlCharactersAndBrokenUtf8BeforeYamlSeesThem) {
     const std::string hang(",\0\0\200\0\0\0\002NULL\0\0\261\377\377\377\002Ru", 21);
     EXPECT_THROW(parse_presets(hang, "f", kNoExtraEnv), InputError);
     EXPECT_THROW(parse_site_config(hang, "f"), InputError);
-    struct Case { std::string text; int line; };
+    struct Case {
+        std::string text;
+        int line;
+    };
     for (const auto& c : {Case{"name: x\ndescription: \x01\n", 2}, Case{"name: x\n\n\ndescription: \xc3\n", 4},
                           Case{"name: \xed\xa0\x80\n", 1}, Case{"name: \xc0\xaf\n", 1}, Case{"\x7f", 1}}) {
         try {
@@ -170,7 +173,8 @@ TEST(PresetLoader, RefusesControlCharactersAndBrokenUtf8BeforeYamlSeesThem) {
             EXPECT_EQ(e.where().line, c.line) << e.what();
         }
     }
-    auto presets = parse_presets("name: x\r\ndescription: \"caf\xc3\xa9 \xf0\x9f\x9a\x80\"\t# note\r\n", "f", kNoExtraEnv);
+    auto presets =
+        parse_presets("name: x\r\ndescription: \"caf\xc3\xa9 \xf0\x9f\x9a\x80\"\t# note\r\n", "f", kNoExtraEnv);
     EXPECT_EQ(presets.at(0).description, "caf\xc3\xa9 \xf0\x9f\x9a\x80");
 }
 
@@ -193,7 +197,8 @@ max_user_preset_bytes: 8192
 account_defaults:
   physics: a100-train
   biology: "cpu-small,nccl-ib:override"
-)", "presets.conf");
+)",
+                                    "presets.conf");
     EXPECT_EQ(config.presets_dir, "/srv/presets");
     EXPECT_EQ(config.allow_env, (std::vector<std::string>{"LD_LIBRARY_PATH", "NCCL_*"}));
     EXPECT_EQ(config.max_user_preset_bytes, 8192u);
@@ -202,13 +207,17 @@ account_defaults:
 }
 
 TEST(SiteConfig, ErrorsNameLineAndKey) {
-    struct Case { const char* text; int line; const char* key; };
-    for (const auto& c : {Case{"presets_dir: relative\n", 1, "presets_dir"},
-                          Case{"presets_dir: /x\npresetsdir: /y\n", 2, "presetsdir"},
-                          Case{"account_defaults:\n  physics: ./mine.yaml\n", 2, "account_defaults.physics"},
-                          Case{"account_defaults:\n  physics: \"a,,b\"\n", 2, "account_defaults.physics"},
-                          Case{"allow_env: [\"1X\"]\n", 1, "allow_env"},
-                          Case{"max_user_preset_bytes: 0\n", 1, "max_user_preset_bytes"}}) {
+    struct Case {
+        const char* text;
+        int line;
+        const char* key;
+    };
+    for (const auto& c :
+         {Case{"presets_dir: relative\n", 1, "presets_dir"}, Case{"presets_dir: /x\npresetsdir: /y\n", 2, "presetsdir"},
+          Case{"account_defaults:\n  physics: ./mine.yaml\n", 2, "account_defaults.physics"},
+          Case{"account_defaults:\n  physics: \"a,,b\"\n", 2, "account_defaults.physics"},
+          Case{"allow_env: [\"1X\"]\n", 1, "allow_env"},
+          Case{"max_user_preset_bytes: 0\n", 1, "max_user_preset_bytes"}}) {
         try {
             parse_site_config(c.text, "presets.conf");
             ADD_FAILURE() << "accepted: " << c.text;

@@ -85,7 +85,8 @@ TEST_P(SinglePresetMerge, FollowsTheStrategyTable) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryStrategyAndField, SinglePresetMerge,
-                         ::testing::Combine(::testing::ValuesIn(kSinglePresetTable), ::testing::ValuesIn(all_fields())));
+                         ::testing::Combine(::testing::ValuesIn(kSinglePresetTable),
+                                            ::testing::ValuesIn(all_fields())));
 
 // Two presets in a row: later presets override earlier presets, `defaults` never the job.
 struct ChainRow {
@@ -102,7 +103,8 @@ const ChainRow kChainTable[] = {
     {"later defaults beats earlier defaults", Job::unset, S::defaults, Given::value, S::defaults, Given::value, 3},
     {"the job beats both defaults", Job::set, S::defaults, Given::value, S::defaults, Given::value, 1},
     {"earlier value kept when later absent", Job::unset, S::defaults, Given::value, S::defaults, Given::absent, 2},
-    {"defaults null unsets an earlier preset's value", Job::unset, S::override_, Given::value, S::defaults, Given::null, 0},
+    {"defaults null unsets an earlier preset's value", Job::unset, S::override_, Given::value, S::defaults, Given::null,
+     0},
     {"defaults null leaves the job's value", Job::set, S::defaults, Given::absent, S::defaults, Given::null, 1},
     {"after override, later defaults may set", Job::set, S::override_, Given::value, S::defaults, Given::value, 3},
     {"after override null, later defaults may set", Job::set, S::override_, Given::null, S::defaults, Given::value, 3},
@@ -140,7 +142,8 @@ TEST(PresetMerge, EnvMergesPerName) {
     preset.cleared_env = {"A"};
 
     preset.strategy = S::defaults;
-    EXPECT_EQ(merge_preset(job, preset).env, (std::map<std::string, std::string>{{"A", "job"}, {"B", "job"}, {"C", "preset"}}));
+    EXPECT_EQ(merge_preset(job, preset).env,
+              (std::map<std::string, std::string>{{"A", "job"}, {"B", "job"}, {"C", "preset"}}));
     preset.strategy = S::override_;
     EXPECT_EQ(merge_preset(job, preset).env, (std::map<std::string, std::string>{{"B", "preset"}, {"C", "preset"}}));
     preset.strategy = S::replace;
@@ -218,7 +221,10 @@ TEST(PresetMerge, DocumentedExamples) {
         {"but not over the user", 5, {{60, false, S::defaults}, {90, false, S::defaults}}, 5},
         {"null under override deletes", 5, {{std::nullopt, true, S::override_}}, std::nullopt},
         {"null under defaults keeps the user's", 5, {{std::nullopt, true, S::defaults}}, 5},
-        {"null under defaults deletes a preset's", std::nullopt, {{60, false, S::defaults}, {std::nullopt, true, S::defaults}}, std::nullopt},
+        {"null under defaults deletes a preset's",
+         std::nullopt,
+         {{60, false, S::defaults}, {std::nullopt, true, S::defaults}},
+         std::nullopt},
         {"after override no longer the user's", 5, {{60, false, S::override_}, {90, false, S::defaults}}, 90},
     };
     for (const auto& row : rows) {

@@ -49,13 +49,20 @@ TEST(PresetReference, TheForgingPathIsRefusedNamingCharacterAndPosition) {
 
 TEST(PresetReference, RefusesEveryControlCharacter) {
     const std::vector<std::pair<std::string, std::string>> cases = {
-        {"\n", "control character '\\n'"},         {"\r", "control character '\\r'"},
-        {"\t", "control character '\\t'"},         {std::string(1, '\0'), "control character '\\x00'"},
-        {"\x01", "control character '\\x01'"},     {"\x1b", "control character '\\x1b'"},
-        {"\x1f", "control character '\\x1f'"},     {"\x7f", "control character '\\x7f'"},
-        {"\xc2\x80", "control character '\\u0080'"}, {"\xc2\x85", "control character '\\u0085'"},
-        {"\xc2\x9f", "control character '\\u009f'"}, {"\xe2\x80\xa8", "line separator '\\u2028'"},
-        {"\xe2\x80\xa9", "line separator '\\u2029'"}, {"\xe2\x80\xae", "bidirectional control '\\u202e'"},
+        {"\n", "control character '\\n'"},
+        {"\r", "control character '\\r'"},
+        {"\t", "control character '\\t'"},
+        {std::string(1, '\0'), "control character '\\x00'"},
+        {"\x01", "control character '\\x01'"},
+        {"\x1b", "control character '\\x1b'"},
+        {"\x1f", "control character '\\x1f'"},
+        {"\x7f", "control character '\\x7f'"},
+        {"\xc2\x80", "control character '\\u0080'"},
+        {"\xc2\x85", "control character '\\u0085'"},
+        {"\xc2\x9f", "control character '\\u009f'"},
+        {"\xe2\x80\xa8", "line separator '\\u2028'"},
+        {"\xe2\x80\xa9", "line separator '\\u2029'"},
+        {"\xe2\x80\xae", "bidirectional control '\\u202e'"},
         {"\xe2\x81\xa6", "bidirectional control '\\u2066'"},
     };
     for (const auto& [character, named] : cases) {
@@ -82,7 +89,7 @@ TEST(PresetReference, RefusesTheRecordsSeparators) {
 TEST(PresetReference, RefusesTextThatIsNotUtf8) {
     EXPECT_NE(message_of("./a\xff/b.yaml").find("byte \\xff that is not UTF-8 at position 4"), std::string::npos)
         << message_of("./a\xff/b.yaml");
-    EXPECT_THROW(parse_preset_list("./a\xc0\xaf/b.yaml"), InputError);  // overlong '/'
+    EXPECT_THROW(parse_preset_list("./a\xc0\xaf/b.yaml"), InputError);      // overlong '/'
     EXPECT_THROW(parse_preset_list("./a\xed\xa0\x80/b.yaml"), InputError);  // surrogate
 }
 

@@ -6,9 +6,10 @@ namespace fairway::presets {
 namespace {
 
 PresetCatalog make_catalog() {
-    return PresetCatalog(parse_presets("name: a100-train\ngpus: a100:4\n---\nname: nccl-ib\nenv: {NCCL_IB_DISABLE: \"0\"}\n"
-                                       "---\nname: cpu-small\nmerge: override\nnodes: 1\n",
-                                       "site.yaml", EnvPolicy{}));
+    return PresetCatalog(
+        parse_presets("name: a100-train\ngpus: a100:4\n---\nname: nccl-ib\nenv: {NCCL_IB_DISABLE: \"0\"}\n"
+                      "---\nname: cpu-small\nmerge: override\nnodes: 1\n",
+                      "site.yaml", EnvPolicy{}));
 }
 
 TEST(PresetList, ParsesNamesPathsAndStrategies) {
@@ -48,8 +49,9 @@ TEST(PresetResolver, UnknownNameListsAvailableAndNearest) {
         FAIL();
     } catch (const InputError& e) {
         EXPECT_EQ(e.where().key, "preset");
-        EXPECT_STREQ(e.what(), "key 'preset': unknown preset 'a100-trian'; did you mean 'a100-train'? "
-                               "available: a100-train, cpu-small, nccl-ib");
+        EXPECT_STREQ(e.what(),
+                     "key 'preset': unknown preset 'a100-trian'; did you mean 'a100-train'? "
+                     "available: a100-train, cpu-small, nccl-ib");
     }
     try {
         resolver.resolve("zzzzzzzzzzzzzz");

@@ -227,7 +227,8 @@ TEST(ExamplePresets, LoadAndResolve) {
     EXPECT_EQ(merged.gpus_per_node, (GpuCount{"a100", 4}));
     EXPECT_EQ(merged.env.at("NCCL_IB_DISABLE"), "0");
     EXPECT_EQ(merged.gpu_binding, (GpuBinding{GpuBindingPolicy::per_rank, 1}));
-    EXPECT_EQ(catalog.names(), (std::vector<std::string>{"a100-train", "debug", "infer-h100", "infer-small", "nccl-ib"}));
+    EXPECT_EQ(catalog.names(),
+              (std::vector<std::string>{"a100-train", "debug", "infer-h100", "infer-small", "nccl-ib"}));
 }
 
 }  // namespace

@@ -11,9 +11,10 @@ namespace {
 
 SitePresets make_site() {
     SitePresets site;
-    site.catalog = PresetCatalog(parse_presets("name: a100-train\npartition: gpu\ngpus: a100:4\ntime: 1-0\n"
-                                               "---\nname: debug\nmerge: override\npartition: debug\n",
-                                               "site.yaml", EnvPolicy{}));
+    site.catalog =
+        PresetCatalog(parse_presets("name: a100-train\npartition: gpu\ngpus: a100:4\ntime: 1-0\n"
+                                    "---\nname: debug\nmerge: override\npartition: debug\n",
+                                    "site.yaml", EnvPolicy{}));
     site.config.account_defaults = {{"physics", "a100-train"}};
     return site;
 }
@@ -52,9 +53,10 @@ TEST(Submission, AccountDefaultAppliesOnlyWhenNoneIsNamed) {
 // suffixes included), else the record; it carries the step fields only.
 TEST(Submission, StepResolutionForTheListTheStepsApply) {
     SitePresets site = make_site();
-    site.catalog = PresetCatalog(parse_presets("name: ddp\nenv: {NCCL_DEBUG: WARN}\ndistributed-env: true\n"
-                                               "---\nname: quiet\nenv: {NCCL_DEBUG: ~}\n",
-                                               "site.yaml", EnvPolicy{}));
+    site.catalog =
+        PresetCatalog(parse_presets("name: ddp\nenv: {NCCL_DEBUG: WARN}\ndistributed-env: true\n"
+                                    "---\nname: quiet\nenv: {NCCL_DEBUG: ~}\n",
+                                    "site.yaml", EnvPolicy{}));
     site.config.account_defaults = {{"physics", "ddp"}};
     Submission submission;
     submission.account = "physics";
@@ -140,7 +142,8 @@ TEST(SlurmTres, WritesGpuEntriesKeepingOthers) {
 }
 
 TEST(Plugstack, FindsThePresetsDirectory) {
-    EXPECT_EQ(presets_dir_from_plugstack("# c\noptional /usr/lib/slurm/spank_fairway.so presets_dir=/srv/p master_port_range=1-2\n"),
+    EXPECT_EQ(presets_dir_from_plugstack(
+                  "# c\noptional /usr/lib/slurm/spank_fairway.so presets_dir=/srv/p master_port_range=1-2\n"),
               "/srv/p");
     EXPECT_EQ(presets_dir_from_plugstack("required spank_fairway.so  presets_dir=/x # note\n"), "/x");
     EXPECT_FALSE(presets_dir_from_plugstack("optional /usr/lib/spank_other.so presets_dir=/x\n"));

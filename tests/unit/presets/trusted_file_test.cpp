@@ -60,9 +60,7 @@ TEST_F(TrustedFile, ReadsFilesWhoseSizeStatDoesNotTell) {
     EXPECT_EQ(smaps.back(), '\n');
 }
 
-TEST_F(TrustedFile, RefusesAFileThatIsNotRegular) {
-    EXPECT_THROW(read_trusted_file(dir_, 4096, false), InputError);
-}
+TEST_F(TrustedFile, RefusesAFileThatIsNotRegular) { EXPECT_THROW(read_trusted_file(dir_, 4096, false), InputError); }
 
 }  // namespace
 }  // namespace fairway::presets

@@ -81,13 +81,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"groups:\n  - name: a\n    accounts: [p]\n", 2, "groups[0].gpus"},
         BadConfig{"groups:\n  - {name: a, gpus: 1}\n", 2, "groups[0].accounts"},
         BadConfig{"groups:\n  - {name: a, gpus: 1, accounts: [p, q]}\n", 2, "groups[0].accounts"},
-        BadConfig{"groups:\n  - {name: a, gpus: 1, accounts: [p]}\n  - {name: a, gpus: 2, accounts: [q]}\n", 3, "groups[1].name"},
+        BadConfig{"groups:\n  - {name: a, gpus: 1, accounts: [p]}\n  - {name: a, gpus: 2, accounts: [q]}\n", 3,
+                  "groups[1].name"},
         BadConfig{"groups:\n  - {name: a, gpus: 1, accounts: [p]}\n  - {name: b, gpus: 2, accounts: [p]}\n", 3,
                   "groups[1].accounts"},
         BadConfig{"reconcile:\n  period_seconds: 0\ngroups: []\n", 2, "reconcile.period_seconds"},
         BadConfig{"metrics: {listen: ''}\ngroups: []\n", 1, "metrics.listen"},
-        BadConfig{"bogus: 1\ngroups: []\n", 1, "bogus"},
-        BadConfig{"groups: [\n", 2, ""},
+        BadConfig{"bogus: 1\ngroups: []\n", 1, "bogus"}, BadConfig{"groups: [\n", 2, ""},
         BadConfig{"kubernetes: {}\n", 0, "groups"}));
 
 }  // namespace

@@ -22,10 +22,12 @@ TEST(LeaderElectionConfig, DefaultsAreOnWithTheDocumentedLease) {
 }
 
 TEST(LeaderElectionConfig, EveryKeyIsRead) {
-    auto le = parse_bridge_config("reconcile: {period_seconds: 1, stale_after_seconds: 3, write_timeout_seconds: 1}\n"
-                                  "leader_election: {enabled: true, namespace: ops, name: bridge-a, identity: host-a,\n"
-                                  "  lease_duration_seconds: 4, renew_deadline_seconds: 3, retry_period_seconds: 1}\n" + kGroups,
-                                  "bridge.yaml")
+    auto le = parse_bridge_config(
+                  "reconcile: {period_seconds: 1, stale_after_seconds: 3, write_timeout_seconds: 1}\n"
+                  "leader_election: {enabled: true, namespace: ops, name: bridge-a, identity: host-a,\n"
+                  "  lease_duration_seconds: 4, renew_deadline_seconds: 3, retry_period_seconds: 1}\n" +
+                      kGroups,
+                  "bridge.yaml")
                   .leader_election;
     EXPECT_EQ(le.lease_namespace, "ops");
     EXPECT_EQ(le.lease_name, "bridge-a");
@@ -36,12 +38,17 @@ TEST(LeaderElectionConfig, EveryKeyIsRead) {
 }
 
 TEST(LeaderElectionConfig, DurationsThatCannotBeFencedAreRejected) {
-    EXPECT_THROW(parse_bridge_config("leader_election: {lease_duration_seconds: 10, renew_deadline_seconds: 10}\n" + kGroups, "b.yaml"),
+    EXPECT_THROW(parse_bridge_config(
+                     "leader_election: {lease_duration_seconds: 10, renew_deadline_seconds: 10}\n" + kGroups, "b.yaml"),
                  InputError);
     // The default renew deadline leaves no room for an 8-second write plus a 2-second retry.
-    EXPECT_THROW(parse_bridge_config("reconcile: {period_seconds: 10, write_timeout_seconds: 8}\n" + kGroups, "b.yaml"), InputError);
-    EXPECT_NO_THROW(parse_bridge_config("reconcile: {period_seconds: 10, write_timeout_seconds: 8}\n"
-                                        "leader_election: {enabled: false}\n" + kGroups, "b.yaml"));
+    EXPECT_THROW(parse_bridge_config("reconcile: {period_seconds: 10, write_timeout_seconds: 8}\n" + kGroups, "b.yaml"),
+                 InputError);
+    EXPECT_NO_THROW(
+        parse_bridge_config("reconcile: {period_seconds: 10, write_timeout_seconds: 8}\n"
+                            "leader_election: {enabled: false}\n" +
+                                kGroups,
+                            "b.yaml"));
 }
 
 TEST(LeaderElectionConfig, TyposAndBadFlagsAreErrors) {

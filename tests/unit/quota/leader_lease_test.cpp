@@ -10,7 +10,9 @@ const LeaseTiming kTiming{15, 10, 5};
 const long long kT = 1'800'000'000'000LL;  // a wall-clock instant, Unix milliseconds
 const long long kSecond = 1000;
 
-LeaseRecord held_by(const std::string& holder, long long renewed, long duration = 15) { return {holder, renewed, duration}; }
+LeaseRecord held_by(const std::string& holder, long long renewed, long duration = 15) {
+    return {holder, renewed, duration};
+}
 
 TEST(DecideLease, CreatesWhenTheObjectIsAbsent) { EXPECT_EQ(decide_lease(std::nullopt, "a", kT), LeaseAction::create); }
 
@@ -20,7 +22,9 @@ TEST(DecideLease, RenewsItsOwnLeaseEvenWhenExpired) {
     EXPECT_EQ(decide_lease(held_by("a", kT), "a", kT + 100 * kSecond), LeaseAction::renew);
 }
 
-TEST(DecideLease, TakesAReleasedLeaseAtOnce) { EXPECT_EQ(decide_lease(held_by("", kT), "b", kT), LeaseAction::take_over); }
+TEST(DecideLease, TakesAReleasedLeaseAtOnce) {
+    EXPECT_EQ(decide_lease(held_by("", kT), "b", kT), LeaseAction::take_over);
+}
 
 TEST(DecideLease, StandsByWhileAnotherHolderIsLive) {
     EXPECT_EQ(decide_lease(held_by("a", kT), "b", kT), LeaseAction::standby);
@@ -60,7 +64,7 @@ TEST(WriteAllowed, RefusesWhenTheClockReadsBeforeTheRenewal) { EXPECT_FALSE(writ
 // below the margin lease_duration - renew_deadline (5 s here).
 TEST(LeaseSafety, FollowerWritesOnlyAfterTheHoldersLastWriteEnded) {
     for (long long skew = -4900; skew <= 4900; skew += 100) {  // follower's wall clock minus holder's, ms
-        const long long renewed = kT;                            // holder's renewTime = its renewal instant
+        const long long renewed = kT;                          // holder's renewTime = its renewal instant
         double last_write_end = 0;
         for (double t = 0; write_allowed(0.0, t, kTiming); t += 0.001) last_write_end = t + kTiming.write_timeout;
         long long follower = renewed;  // in the holder's time
@@ -72,7 +76,7 @@ TEST(LeaseSafety, FollowerWritesOnlyAfterTheHoldersLastWriteEnded) {
 TEST(LeaseTimingProblem, RequiresRoomForAWriteAndAMarginForSkew) {
     EXPECT_EQ(lease_timing_problem({15, 10, 5}, 2), "");
     EXPECT_EQ(lease_timing_problem({4, 3, 1}, 1), "");
-    EXPECT_NE(lease_timing_problem({15, 7, 5}, 2), "");  // a renewal could come too late for a write
+    EXPECT_NE(lease_timing_problem({15, 7, 5}, 2), "");   // a renewal could come too late for a write
     EXPECT_NE(lease_timing_problem({10, 10, 5}, 2), "");  // no margin for skew
 }
 
@@ -90,7 +94,8 @@ TEST(LeaseTime, KeepsTheFractionToTheMillisecond) {
 
 TEST(LeaseTime, FormatsAMicroTimeThatReadsBack) {
     EXPECT_EQ(format_lease_time(1'800'000'000'007LL), "2027-01-15T08:00:00.007000Z");
-    for (long long ms : {0LL, 1'800'000'000'000LL, 1'800'000'000'999LL}) EXPECT_EQ(parse_lease_time(format_lease_time(ms)), ms);
+    for (long long ms : {0LL, 1'800'000'000'000LL, 1'800'000'000'999LL})
+        EXPECT_EQ(parse_lease_time(format_lease_time(ms)), ms);
 }
 
 }  // namespace

@@ -23,8 +23,8 @@ const DesiredObject* find(const std::vector<DesiredObject>& objects, const std::
 }
 
 TEST(Mirror, KueueObjectsForGpuPartitionsAndGroups) {
-    auto objects = desired_objects(two_groups(Backend::kueue), {{"gpu", 12, 1}, {"debug", 4, 2}, {"cpu", 0, 1}},
-                                   {{"physics", 6}});
+    auto objects =
+        desired_objects(two_groups(Backend::kueue), {{"gpu", 12, 1}, {"debug", 4, 2}, {"cpu", 0, 1}}, {{"physics", 6}});
     EXPECT_TRUE(find(objects, "ResourceFlavor", "slurm-gpu"));
     EXPECT_TRUE(find(objects, "ResourceFlavor", "slurm-debug"));
     EXPECT_FALSE(find(objects, "ResourceFlavor", "slurm-cpu")) << "partitions without GPUs are not mirrored";
@@ -36,7 +36,8 @@ TEST(Mirror, KueueObjectsForGpuPartitionsAndGroups) {
     EXPECT_FALSE(cq->body["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0].contains("borrowingLimit"))
         << "Kueue rejects borrowingLimit without a cohort";
     EXPECT_EQ(read_queue(cq->body, Backend::kueue, "nvidia.com/gpu").limit, 6) << "nominal quotas add up to L_k";
-    EXPECT_EQ(read_queue(find(objects, "ClusterQueue", "fairway-biology")->body, Backend::kueue, "nvidia.com/gpu").limit, 0);
+    EXPECT_EQ(
+        read_queue(find(objects, "ClusterQueue", "fairway-biology")->body, Backend::kueue, "nvidia.com/gpu").limit, 0);
     int local_queues = 0;
     for (const auto& o : objects)
         if (o.kind == "LocalQueue") {
@@ -111,7 +112,10 @@ TEST(Mirror, FlavorStepsMoveOneWayForEverySmallCase) {
         std::vector<long> current(n, 0), used(n, 0);
         auto next = [](std::vector<long>& v) {  // odometer over 0..3
             for (auto& digit : v) {
-                if (digit < 3) { ++digit; return true; }
+                if (digit < 3) {
+                    ++digit;
+                    return true;
+                }
                 digit = 0;
             }
             return false;
@@ -151,24 +155,31 @@ TEST(Mirror, AFlavorWithReservationsOutlivesItsPartition) {
     const auto& flavors = cq->body["spec"]["resourceGroups"][0]["flavors"];
     ASSERT_EQ(flavors.size(), 2u);
     EXPECT_EQ(flavors[1]["name"], "slurm-gone");
-    EXPECT_EQ(flavors[1]["resources"][0]["nominalQuota"], 2) << "a decrease takes its idle quota first; its use keeps its quota";
+    EXPECT_EQ(flavors[1]["resources"][0]["nominalQuota"], 2)
+        << "a decrease takes its idle quota first; its use keeps its quota";
     EXPECT_EQ(flavors[0]["resources"][0]["nominalQuota"], 4);
     EXPECT_TRUE(find(objects, "ResourceFlavor", "slurm-gone")) << "the queue's flavor must keep existing";
 }
 
-struct SplitCase { long limit; std::vector<long> used; std::vector<long> capacity; std::vector<long> want; };
+struct SplitCase {
+    long limit;
+    std::vector<long> used;
+    std::vector<long> capacity;
+    std::vector<long> want;
+};
 class FlavorSplit : public ::testing::TestWithParam<SplitCase> {};
 TEST_P(FlavorSplit, AddsUpToTheLimit) {
     EXPECT_EQ(split_over_flavors(GetParam().limit, GetParam().used, GetParam().capacity), GetParam().want);
 }
-INSTANTIATE_TEST_SUITE_P(Table, FlavorSplit,
-                         ::testing::Values(SplitCase{4, {0, 0}, {16, 16}, {2, 2}}, SplitCase{5, {0, 0}, {16, 16}, {3, 2}},
-                                           SplitCase{7, {0, 0}, {12, 4}, {5, 2}}, SplitCase{0, {0}, {8}, {0}},
-                                           SplitCase{3, {0, 0}, {0, 0}, {3, 0}}, SplitCase{1, {0, 0, 0}, {1, 1, 1}, {1, 0, 0}},
-                                           SplitCase{4, {4, 0}, {16, 16}, {4, 0}}, SplitCase{6, {4, 0}, {16, 16}, {5, 1}},
-                                           SplitCase{5, {1, 2}, {0, 0}, {3, 2}},
-                                           // infeasible: use above the limit; shared by use, none above its use
-                                           SplitCase{3, {4, 2}, {16, 16}, {2, 1}}, SplitCase{0, {4, 2}, {16, 16}, {0, 0}}));
+INSTANTIATE_TEST_SUITE_P(
+    Table, FlavorSplit,
+    ::testing::Values(SplitCase{4, {0, 0}, {16, 16}, {2, 2}}, SplitCase{5, {0, 0}, {16, 16}, {3, 2}},
+                      SplitCase{7, {0, 0}, {12, 4}, {5, 2}}, SplitCase{0, {0}, {8}, {0}},
+                      SplitCase{3, {0, 0}, {0, 0}, {3, 0}}, SplitCase{1, {0, 0, 0}, {1, 1, 1}, {1, 0, 0}},
+                      SplitCase{4, {4, 0}, {16, 16}, {4, 0}}, SplitCase{6, {4, 0}, {16, 16}, {5, 1}},
+                      SplitCase{5, {1, 2}, {0, 0}, {3, 2}},
+                      // infeasible: use above the limit; shared by use, none above its use
+                      SplitCase{3, {4, 2}, {16, 16}, {2, 1}}, SplitCase{0, {4, 2}, {16, 16}, {0, 0}}));
 
 // Every use and limit on up to three flavors of up to 4 GPUs each: the quotas add up to the limit,
 // never fall below a flavor's use when the limit covers all use, and never exceed it when it does not.
@@ -217,11 +228,15 @@ TEST(Mirror, QuantitiesParse) {
 }
 
 TEST(Mirror, ReadsKueueAndVolcanoUsage) {
-    json cq = {{"spec", {{"resourceGroups", {{{"flavors", {{{"name", "f"}, {"resources", {{{"name", "nvidia.com/gpu"}, {"nominalQuota", 4}}}}}}}}}}}},
-               {"status", {{"pendingWorkloads", 2},
-                           // Reserved (quota charged, AdmissionChecks pending) counts; admitted-only does not.
-                           {"flavorsReservation", {{{"name", "f"}, {"resources", {{{"name", "nvidia.com/gpu"}, {"total", "3"}}}}}}},
-                           {"flavorsUsage", {{{"name", "f"}, {"resources", {{{"name", "nvidia.com/gpu"}, {"total", "1"}}}}}}}}}};
+    json cq = {
+        {"spec",
+         {{"resourceGroups",
+           {{{"flavors", {{{"name", "f"}, {"resources", {{{"name", "nvidia.com/gpu"}, {"nominalQuota", 4}}}}}}}}}}}},
+        {"status",
+         {{"pendingWorkloads", 2},
+          // Reserved (quota charged, AdmissionChecks pending) counts; admitted-only does not.
+          {"flavorsReservation", {{{"name", "f"}, {"resources", {{{"name", "nvidia.com/gpu"}, {"total", "3"}}}}}}},
+          {"flavorsUsage", {{{"name", "f"}, {"resources", {{{"name", "nvidia.com/gpu"}, {"total", "1"}}}}}}}}}};
     auto r = read_queue(cq, Backend::kueue, "nvidia.com/gpu");
     EXPECT_EQ(r.limit, 4);
     EXPECT_EQ(r.used, 3);
@@ -229,7 +244,8 @@ TEST(Mirror, ReadsKueueAndVolcanoUsage) {
     EXPECT_EQ(r.flavors.nominal, (FlavorUse{{"f", 4}}));
     EXPECT_EQ(r.holdable, 4);
     EXPECT_EQ(r.pending, 2);
-    json q = {{"spec", {{"capability", {{"nvidia.com/gpu", 6}}}}}, {"status", {{"allocated", {{"nvidia.com/gpu", "5"}}}, {"pending", 1}}}};
+    json q = {{"spec", {{"capability", {{"nvidia.com/gpu", 6}}}}},
+              {"status", {{"allocated", {{"nvidia.com/gpu", "5"}}}, {"pending", 1}}}};
     r = read_queue(q, Backend::volcano, "nvidia.com/gpu");
     EXPECT_EQ(r.limit, 6);
     EXPECT_EQ(r.used, 5);

@@ -34,17 +34,24 @@ struct InFlight {
 };
 
 struct World {
-    std::array<long, 2> limit{}, used{}, pending{};  // limit[1], used[1]: over all flavors
-    PerFlavor flavor_limit{}, flavor_used{};  // with two flavors: Kubernetes' quota and use per flavor
+    std::array<long, 2> limit{}, used{}, pending{};    // limit[1], used[1]: over all flavors
+    PerFlavor flavor_limit{}, flavor_used{};           // with two flavors: Kubernetes' quota and use per flavor
     PerFlavor read_flavor_limit{}, read_flavor_use{};  // the bridge's last read of them
-    std::vector<InFlight> network;  // writes issued but not yet landed or lost
+    std::vector<InFlight> network;                     // writes issued but not yet landed or lost
     Instant now = 0;
     int demand_left = 0, crashes_left = 0;
     SplitState bridge;
     auto operator<=>(const World&) const = default;
 };
 
-enum class Mutant { none, forgets_writes, no_startup_wait, splits_by_capacity, resplits_from_stale_use, ignores_holdable };
+enum class Mutant {
+    none,
+    forgets_writes,
+    no_startup_wait,
+    splits_by_capacity,
+    resplits_from_stale_use,
+    ignores_holdable
+};
 
 struct Explorer {
     explicit Explorer(long q) : quota(q) {}
@@ -58,16 +65,15 @@ struct Explorer {
     const World* current = nullptr;
     std::string violation;
 
-    bool safe(const World& w) const {
-        return w.limit[0] + w.limit[1] <= quota && w.used[0] + w.used[1] <= quota;
-    }
+    bool safe(const World& w) const { return w.limit[0] + w.limit[1] <= quota && w.used[0] + w.used[1] <= quota; }
 
     static std::string describe(const World& w) {
         std::ostringstream out;
         out << "t=" << w.now << " limits " << w.limit[0] << "+" << w.limit[1] << " used " << w.used[0] << "+"
-            << w.used[1] << " pending " << w.pending[0] << "+" << w.pending[1] << " flavors " << w.flavor_limit[0] << "/"
-            << w.flavor_used[0] << "," << w.flavor_limit[1] << "/" << w.flavor_used[1] << " in flight";
-        for (const auto& f : w.network) out << " [" << side_name(Side(f.side)) << "=" << f.value << "@" << f.issued_at << "]";
+            << w.used[1] << " pending " << w.pending[0] << "+" << w.pending[1] << " flavors " << w.flavor_limit[0]
+            << "/" << w.flavor_used[0] << "," << w.flavor_limit[1] << "/" << w.flavor_used[1] << " in flight";
+        for (const auto& f : w.network)
+            out << " [" << side_name(Side(f.side)) << "=" << f.value << "@" << f.issued_at << "]";
         for (int side = 0; side < 2; ++side) {
             const auto& b = w.bridge.sides[side];
             out << " | " << side_name(Side(side)) << " believed [" << b.lowest << "," << b.highest << "]";
@@ -173,20 +179,37 @@ struct Explorer {
                 visit(next);
             }
         }
-        if (w.demand_left > 0) { World next = w; ++next.pending[1]; --next.demand_left; visit(next); }
+        if (w.demand_left > 0) {
+            World next = w;
+            ++next.pending[1];
+            --next.demand_left;
+            visit(next);
+        }
     }
 
     void scheduler_steps(const World& w) {
         for (int side = 0; side < 2; ++side) {
-            if (side == 1 && two_flavors) { kubernetes_flavor_steps(w); continue; }
+            if (side == 1 && two_flavors) {
+                kubernetes_flavor_steps(w);
+                continue;
+            }
             if (w.pending[side] > 0 && w.used[side] < w.limit[side]) {
                 World next = w;
                 ++next.used[side];
                 --next.pending[side];
                 visit(next);
             }
-            if (w.used[side] > 0) { World next = w; --next.used[side]; visit(next); }
-            if (w.demand_left > 0) { World next = w; ++next.pending[side]; --next.demand_left; visit(next); }
+            if (w.used[side] > 0) {
+                World next = w;
+                --next.used[side];
+                visit(next);
+            }
+            if (w.demand_left > 0) {
+                World next = w;
+                ++next.pending[side];
+                --next.demand_left;
+                visit(next);
+            }
         }
     }
 
@@ -194,7 +217,11 @@ struct Explorer {
         // The write-timeout assumption: a write lands or dies within write_timeout.
         bool overdue = false;
         for (const auto& write : w.network) overdue |= write.issued_at + timing.write_timeout <= w.now + 1;
-        if (w.now < horizon && !overdue) { World next = w; ++next.now; visit(next); }
+        if (w.now < horizon && !overdue) {
+            World next = w;
+            ++next.now;
+            visit(next);
+        }
         if (w.crashes_left > 0) {
             World next = w;
             --next.crashes_left;

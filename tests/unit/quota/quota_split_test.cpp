@@ -60,8 +60,14 @@ SplitDecision cycle(QuotaSplit& split, Cluster& c, Instant now) {
     const bool was_within_quota = c.limit_s + c.limit_k <= split.state().quota;
     read_both(split, c, now);
     auto d = split.decide(now);
-    if (d.write[0]) { split.wrote(Side::slurm, *d.write[0], now); c.limit_s = *d.write[0]; }
-    if (d.write[1]) { split.wrote(Side::kubernetes, *d.write[1], now); c.limit_k = *d.write[1]; }
+    if (d.write[0]) {
+        split.wrote(Side::slurm, *d.write[0], now);
+        c.limit_s = *d.write[0];
+    }
+    if (d.write[1]) {
+        split.wrote(Side::kubernetes, *d.write[1], now);
+        c.limit_k = *d.write[1];
+    }
     if (was_within_quota) {
         EXPECT_LE(c.limit_s + c.limit_k, split.state().quota) << "at t=" << now;
     }

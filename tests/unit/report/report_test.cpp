@@ -40,13 +40,13 @@ const std::string kTwoUsers = R"({"now": "2026-01-10T00:00:00Z", "window": "2-0"
 
 TEST(ReportJsonStream, HandsOverStreamedElementsOneAtATimeAndDropsThem) {
     auto file = text_file("{\"a\": 1,\n \"items\": [\n {\"x\": 1},\n {\"x\": 2}\n ], \"b\": [3]}");
-    std::vector<std::pair<int, int>> seen;   // (x, line)
+    std::vector<std::pair<int, int>> seen;  // (x, line)
     nlohmann::json top = stream_json_object(file.get(), "f", {"items"},
                                             [&](const std::string& name, std::size_t index, const nlohmann::json& e,
                                                 int line, const nlohmann::json& so_far) {
                                                 EXPECT_EQ(name, "items");
                                                 EXPECT_EQ(so_far["a"], 1);
-                                                EXPECT_LE(so_far["items"].size(), 1u);   // only the element in hand
+                                                EXPECT_LE(so_far["items"].size(), 1u);  // only the element in hand
                                                 EXPECT_EQ(index + 1, static_cast<std::size_t>(e["x"].get<int>()));
                                                 seen.emplace_back(e["x"].get<int>(), line);
                                             });
@@ -82,11 +82,31 @@ TEST(ReportJsonStream, ReadsWhatNlohmannReadsAndRefusesWhatItRefuses) {
         EXPECT_EQ(stream_json_object(file.get(), "f", {}, {}), nlohmann::json::parse(text)) << text;
     }
     const std::vector<std::string> invalid = {
-        R"({"a": 01})", R"({"a": 1.})", R"({"a": .5})", R"({"a": -})", R"({"a": 1e})", R"({"a": +1})", R"({"a": 1e400})",
-        R"({"a": "\x"})", R"({"a": "\u12"})", R"({"a": "\udc00"})", R"({"a": "\ud800x"})", "{\"a\": \"\x01\"}",
-        "{\"a\": \"\xff\"}", "{\"a\": \"\xc0\xaf\"}", "{\"a\": \"\xed\xa0\x80\"}", "{\"a\": \"\xf4\x90\x80\x80\"}",
-        R"({"a": [1,]})", R"({"a": 1,})", R"({"a" 1})", R"({a: 1})", R"({"a": tru})", R"({"a": nul})",
-        R"({"a": "open)", R"({"a": [1, 2)", std::string(300, '[') + std::string(300, ']'),
+        R"({"a": 01})",
+        R"({"a": 1.})",
+        R"({"a": .5})",
+        R"({"a": -})",
+        R"({"a": 1e})",
+        R"({"a": +1})",
+        R"({"a": 1e400})",
+        R"({"a": "\x"})",
+        R"({"a": "\u12"})",
+        R"({"a": "\udc00"})",
+        R"({"a": "\ud800x"})",
+        "{\"a\": \"\x01\"}",
+        "{\"a\": \"\xff\"}",
+        "{\"a\": \"\xc0\xaf\"}",
+        "{\"a\": \"\xed\xa0\x80\"}",
+        "{\"a\": \"\xf4\x90\x80\x80\"}",
+        R"({"a": [1,]})",
+        R"({"a": 1,})",
+        R"({"a" 1})",
+        R"({a: 1})",
+        R"({"a": tru})",
+        R"({"a": nul})",
+        R"({"a": "open)",
+        R"({"a": [1, 2)",
+        std::string(300, '[') + std::string(300, ']'),
     };
     for (const std::string& text : invalid) {
         auto wrapped = text_file(text);
@@ -101,8 +121,8 @@ TEST(ReportModel, WindowDecayAndTotalsFollowTheSettings) {
     ReportModel model = model_of(kTwoUsers);
     auto u1 = model.find("A", "u1"), u2 = model.find("A", "u2");
     ASSERT_TRUE(u1 && u2);
-    EXPECT_DOUBLE_EQ(model.tree().node(*u1).own_usage, 40.0);   // one half-life old
-    EXPECT_DOUBLE_EQ(model.tree().node(*u2).own_usage, 10.0);   // the 9-day-old record left the window
+    EXPECT_DOUBLE_EQ(model.tree().node(*u1).own_usage, 40.0);  // one half-life old
+    EXPECT_DOUBLE_EQ(model.tree().node(*u2).own_usage, 10.0);  // the 9-day-old record left the window
     EXPECT_DOUBLE_EQ(model.own_totals(*u2).billing_seconds, 10.0);
     EXPECT_DOUBLE_EQ(model.subtree_totals(*model.find("A", "")).billing_seconds, 90.0);
     EXPECT_EQ(model.records_read(), 3u);
@@ -110,7 +130,8 @@ TEST(ReportModel, WindowDecayAndTotalsFollowTheSettings) {
 }
 
 TEST(ReportModel, UsageBeforeSettingsIsHeldAndStillCounted) {
-    ReportModel model = model_of(R"({"associations": [{"account": "A", "parent": "root"}, {"account": "A", "user": "u"}],
+    ReportModel model =
+        model_of(R"({"associations": [{"account": "A", "parent": "root"}, {"account": "A", "user": "u"}],
       "usage": [{"account": "A", "user": "u", "end": "2026-01-01T00:00:00Z", "billing_seconds": 7}],
       "now": "2026-01-01T00:00:00Z", "window": "14-0", "half_life": "7-0"})");
     EXPECT_DOUBLE_EQ(model.tree().node(*model.find("A", "u")).own_usage, 7.0);
@@ -125,7 +146,7 @@ TEST(ReportModel, RecordsAfterNowAreRejected) {
 TEST(SshareFormat, FixedWidthDoublesFollowSlurmsPrintFields) {
     EXPECT_EQ(sshare_fixed_double(0.5, 10), "  0.500000");
     EXPECT_EQ(sshare_fixed_double(0.5, -11), "0.500000   ");
-    EXPECT_EQ(sshare_fixed_double(12345678.9, 10), "1.2346e+07");   // too wide for %f: exponent form fits
+    EXPECT_EQ(sshare_fixed_double(12345678.9, 10), "1.2346e+07");  // too wide for %f: exponent form fits
     EXPECT_EQ(sshare_fixed_double(1.0 / 0.0, 10), "       inf");
 }
 
@@ -139,7 +160,8 @@ TEST(SshareFormat, TableIndentsLikeSshareAndKeepsSshareColumnsFirst) {
     std::ostringstream out;
     print_summary_table(out, rows, TableStyle{true, true});
     std::string header = out.str().substr(0, out.str().find('\n'));
-    EXPECT_EQ(header.rfind("Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare|LevelFS|", 0), 0u);
+    EXPECT_EQ(header.rfind("Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare|LevelFS|", 0),
+              0u);
     EXPECT_NE(out.str().find("\n  A|u2|parent|"), std::string::npos);
     std::ostringstream fixed;
     print_summary_table(fixed, rows, TableStyle{false, true});
@@ -156,9 +178,13 @@ TEST(ReportOptions, ParsesSubcommandsAndRejectsNonsense) {
     EXPECT_TRUE(o.json);
     EXPECT_EQ(parse_options({}).command, Command::kSummary);
     EXPECT_EQ(parse_options({"-P", "-n"}).parsable, true);
-    for (std::vector<std::string> bad : std::vector<std::vector<std::string>>{
-             {"explain"}, {"forecast", "a", "--level", "1.5"}, {"plot"}, {"--json", "-P"}, {"--input"},
-             {"summary", "x"}, {"--what"}})
+    for (std::vector<std::string> bad : std::vector<std::vector<std::string>>{{"explain"},
+                                                                              {"forecast", "a", "--level", "1.5"},
+                                                                              {"plot"},
+                                                                              {"--json", "-P"},
+                                                                              {"--input"},
+                                                                              {"summary", "x"},
+                                                                              {"--what"}})
         EXPECT_THROW(parse_options(bad), UsageError);
     EXPECT_TRUE(is_job_id("123"));
     EXPECT_TRUE(is_job_id("123_4"));

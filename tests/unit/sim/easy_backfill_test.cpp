@@ -24,10 +24,10 @@ TEST(EasyBackfill, StartsInOrderWhileJobsFit) {
 // 4 cores; one 2-core job runs until 100. The 4-core head waits for it (shadow 100, nothing spare).
 TEST(EasyBackfill, ShortJobsFillTheHoleBeforeTheShadowTime) {
     std::vector<Candidate> queue{
-        {{4, 0}, 10},    // head: needs all 4 cores
-        {{2, 0}, 200},   // fits now but would hold 2 cores past 100: must wait
-        {{2, 0}, 90},    // ends at 100 = shadow time: backfills
-        {{1, 0}, 50},    // no core left
+        {{4, 0}, 10},   // head: needs all 4 cores
+        {{2, 0}, 200},  // fits now but would hold 2 cores past 100: must wait
+        {{2, 0}, 90},   // ends at 100 = shadow time: backfills
+        {{1, 0}, 50},   // no core left
     };
     PassPlan plan = plan_easy_pass({2, 0}, running_of({{{2, 0}, 100}}), queue, 10, 100);
     EXPECT_EQ(plan.started, (std::vector<std::size_t>{2}));
@@ -43,7 +43,7 @@ TEST(EasyBackfill, LongJobsUseOnlyTheSpareResources) {
     // 8 cores: 4 free now; a 4-core job ends at 50. The head needs 6: shadow 50, spare 2.
     std::vector<Candidate> queue{{{6, 0}, 10}, {{3, 0}, 1000}, {{2, 0}, 1000}, {{1, 0}, 1000}};
     PassPlan plan = plan_easy_pass({4, 0}, running_of({{{4, 0}, 50}}), queue, 0, 100);
-    EXPECT_EQ(plan.started, (std::vector<std::size_t>{2}));   // 3 > spare 2; 2 fits; then spare is 0
+    EXPECT_EQ(plan.started, (std::vector<std::size_t>{2}));  // 3 > spare 2; 2 fits; then spare is 0
     ASSERT_TRUE(plan.reservation);
     EXPECT_EQ(plan.reservation->shadow_time, 50);
     EXPECT_EQ(plan.reservation->spare, (Need{0, 0}));
@@ -79,7 +79,7 @@ TEST(EarliestFit, ReleasesJobsEndingAtTheSameInstantTogether) {
     auto fit = earliest_fit({0, 0}, {{{1, 0}, 20}, {{1, 0}, 10}, {{1, 0}, 10}}, Need{1, 0}, 0);
     ASSERT_TRUE(fit);
     EXPECT_EQ(fit->first, 10);
-    EXPECT_EQ(fit->second, (Need{1, 0}));   // both jobs ending at 10 free their core
+    EXPECT_EQ(fit->second, (Need{1, 0}));  // both jobs ending at 10 free their core
     EXPECT_FALSE(earliest_fit({0, 0}, {{{1, 0}, 20}}, Need{2, 0}, 0));
     EXPECT_EQ(earliest_fit({3, 0}, {}, Need{2, 0}, 7)->first, 7);
 }

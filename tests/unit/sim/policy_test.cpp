@@ -45,6 +45,6 @@ TEST(NextReset, FollowsTheCalendarInUtc) {
     EXPECT_EQ(next_reset(ResetPeriod::kYearly, monday), 852076800);     // 1997-01-01
     // A boundary itself: the next one is a whole period later.
     EXPECT_EQ(next_reset(ResetPeriod::kWeekly, 843955200), 843955200 + 7 * 86400);
-    EXPECT_EQ(next_reset(ResetPeriod::kMonthly, 844128000), 846806400);   // 1996-11-01
+    EXPECT_EQ(next_reset(ResetPeriod::kMonthly, 844128000), 846806400);    // 1996-11-01
     EXPECT_EQ(next_reset(ResetPeriod::kQuarterly, 844128000), 852076800);  // 1997-01-01
 }

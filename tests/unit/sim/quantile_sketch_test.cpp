@@ -15,7 +15,7 @@ TEST(QuantileSketch, IsExactOnFewValues) {
     EXPECT_EQ(sketch.quantile(0.5), 0);
     for (double v : {30.0, 10.0, 20.0, 40.0}) sketch.add(v);
     EXPECT_TRUE(sketch.exact());
-    EXPECT_EQ(sketch.quantile(0.5), 20);    // nearest rank: ceil(0.5 * 4) = 2nd
+    EXPECT_EQ(sketch.quantile(0.5), 20);  // nearest rank: ceil(0.5 * 4) = 2nd
     EXPECT_EQ(sketch.quantile(0.95), 40);
     EXPECT_EQ(sketch.quantile(0), 10);
     EXPECT_EQ(sketch.count(), 4U);

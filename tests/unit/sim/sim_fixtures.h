@@ -44,7 +44,8 @@ class Recorder : public SimObserver {
 public:
     explicit Recorder(const ClusterSpec& cluster) : cluster_(cluster), used_(cluster.nodes) {}
 
-    void job_started(const SimJob& job, std::int64_t start, bool backfilled, const std::vector<Piece>& pieces) override {
+    void job_started(const SimJob& job, std::int64_t start, bool backfilled,
+                     const std::vector<Piece>& pieces) override {
         EXPECT_GE(start, job.submit) << "job " << job.id;
         EXPECT_FALSE(starts.count(job.id)) << "job " << job.id << " started twice";
         starts[job.id] = start;
@@ -87,7 +88,7 @@ public:
         EXPECT_LE(fits_at, pass.shadow_time) << "a backfilled job delays job " << pass.head_job << " at " << pass.now;
     }
 
-    std::map<std::int64_t, std::int64_t> starts;   // job id -> start
+    std::map<std::int64_t, std::int64_t> starts;  // job id -> start
     std::vector<std::int64_t> backfilled_jobs;
     std::size_t ended = 0, reservations = 0;
     std::ostringstream transcript;

@@ -91,9 +91,9 @@ TEST(Simulator, OnlyTheWindowForgetsUsageCompletely) {
                              job(users, 2, 3, 5000, 1, 10, 10)};
     SimConfig config = fair_share_only(1);
     auto multifactor = starts_of(config, parse_policy("multifactor:half_life=1:00:00"), users, jobs);
-    EXPECT_LT(multifactor.at(3), multifactor.at(2));   // u1's old usage still ranks it below u2
+    EXPECT_LT(multifactor.at(3), multifactor.at(2));  // u1's old usage still ranks it below u2
     auto windowed = starts_of(config, parse_policy("fairway:window=1:00:00,half_life=1:00:00"), users, jobs);
-    EXPECT_LT(windowed.at(2), windowed.at(3));         // forgotten: ties go to submit order
+    EXPECT_LT(windowed.at(2), windowed.at(3));  // forgotten: ties go to submit order
 }
 
 // PriorityUsageResetPeriod forgets everything at the boundary; without decay nothing else would.
@@ -129,8 +129,8 @@ std::vector<SimJob> random_trace(const Population& users, unsigned seed, int cou
         const std::int64_t limit = 1 + static_cast<std::int64_t>(random() % 3000);
         std::int64_t run = static_cast<std::int64_t>(random() % (limit + 1));
         if (random() % 10 == 0) run = limit;
-        SimJob j = job(users, 1 + static_cast<int>(random() % 4), i + 1, t, 1 + static_cast<std::int64_t>(random() % 12),
-                       run, limit);
+        SimJob j = job(users, 1 + static_cast<int>(random() % 4), i + 1, t,
+                       1 + static_cast<std::int64_t>(random() % 12), run, limit);
         j.need.gpus = random() % 3 == 0 ? static_cast<std::int64_t>(random() % 7) : 0;
         if (j.need.gpus > 0 && random() % 2 == 0) j.need.cores = 0;
         jobs.push_back(j);
@@ -154,7 +154,7 @@ TEST(Simulator, RandomTracesKeepTheInvariants) {
         std::vector<SimJob> jobs = random_trace(users, seed, 300);
         for (const char* policy : {"fcfs", "multifactor", "fairway:window=1:00:00,half_life=0", "reset:period=daily"}) {
             SCOPED_TRACE(std::string(policy) + " seed " + std::to_string(seed));
-            Recorder recorder(random_cluster().cluster);   // checks as the schedule is made
+            Recorder recorder(random_cluster().cluster);  // checks as the schedule is made
             Simulator simulator(random_cluster(), parse_policy(policy), users, StatisticsConfig{}, &recorder);
             replay(simulator, jobs);
             EXPECT_EQ(recorder.starts.size(), jobs.size());

@@ -54,7 +54,7 @@ TEST(ShareWindows, IdleEntitiesAreNotEntitled) {
     windows.submitted(0, 0);
     windows.started(0, 0, 1);
     windows.ended(0, 10, 1);
-    windows.submitted(1, 11);   // in the second window only
+    windows.submitted(1, 11);  // in the second window only
     windows.started(1, 11, 1);
     windows.ended(1, 20, 1);
     windows.close(20);
@@ -78,14 +78,14 @@ TEST(RecoveryTracker, TimesFromTheBurstEndToTheFactorComingBack) {
         return fs::compute_fair_share(tree, classic);
     };
     tracker.started(heavy);
-    tracker.factors(100, factors_with(10, 0));   // penalized: a stretch begins
-    tracker.ended(heavy, 150);                   // the burst ends
+    tracker.factors(100, factors_with(10, 0));  // penalized: a stretch begins
+    tracker.ended(heavy, 150);                  // the burst ends
     tracker.factors(200, factors_with(10, 0));
-    tracker.factors(400, factors_with(1, 1));    // back at 0.5: recovered 250 s after the burst
+    tracker.factors(400, factors_with(1, 1));  // back at 0.5: recovered 250 s after the burst
     tracker.started(heavy);
-    tracker.factors(500, factors_with(10, 0));   // a second stretch ...
-    tracker.factors(600, factors_with(1, 1));    // ... over while it runs: untimed
-    tracker.factors(700, factors_with(10, 0));   // a third, never over
+    tracker.factors(500, factors_with(10, 0));  // a second stretch ...
+    tracker.factors(600, factors_with(1, 1));   // ... over while it runs: untimed
+    tracker.factors(700, factors_with(10, 0));  // a third, never over
     tracker.finish();
     const RecoveryFigures& figures = tracker.users()[population.user_slot(heavy)];
     EXPECT_EQ(figures.stretches, 3U);

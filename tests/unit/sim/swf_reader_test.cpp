@@ -28,8 +28,7 @@ std::string error_of(const std::string& text) {
     std::istringstream in(text);
     try {
         SwfReader reader(in, "t.swf");
-        while (reader.next()) {
-        }
+        while (reader.next()) {}
     } catch (const fairway::InputError& error) {
         return error.what();
     }
@@ -43,7 +42,7 @@ TEST(SwfReader, ReadsHeaderFieldsAndJobs) {
     SwfReader reader(in, "t.swf");
     EXPECT_EQ(reader.header().unix_start_time, 843480031);
     EXPECT_EQ(reader.header().max_nodes, 100);
-    EXPECT_EQ(reader.header().max_procs, 128);   // the remark after the number is ignored
+    EXPECT_EQ(reader.header().max_procs, 128);  // the remark after the number is ignored
     EXPECT_EQ(reader.header().fields.at("Computer"), "IBM SP2");
     EXPECT_EQ(reader.header().fields.count("Note"), 1U);
 
@@ -77,7 +76,7 @@ TEST(SwfReader, ReadsHeaderFieldsAndJobs) {
 }
 
 TEST(SwfReader, HeaderIsOptional) {
-    std::istringstream in("1 0 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1");   // no final newline
+    std::istringstream in("1 0 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1");  // no final newline
     SwfReader reader(in, "t.swf");
     EXPECT_FALSE(reader.header().max_nodes);
     EXPECT_FALSE(reader.header().unix_start_time);
@@ -120,13 +119,13 @@ TEST(ReplayedJob, UsesAllocatedElseRequestedProcessorsAndCutsAtTheLimit) {
     swf.requested_procs = 4;
     auto job = std::get<SimJob>(replayed_job(swf, shape, 5));
     EXPECT_EQ(job.submit, 1050);
-    EXPECT_EQ(job.run, 600);    // killed at its limit
+    EXPECT_EQ(job.run, 600);  // killed at its limit
     EXPECT_EQ(job.limit, 600);
     EXPECT_EQ(job.need, (Need{4, 0}));
     EXPECT_EQ(job.association, 5U);
 
     swf.allocated_procs = 2;
-    swf.requested_time = -1;    // unknown limit: the run time is the estimate
+    swf.requested_time = -1;  // unknown limit: the run time is the estimate
     job = std::get<SimJob>(replayed_job(swf, TraceShape{0, ProcsAre::kGpus, Need{0, 8}}, 0));
     EXPECT_EQ(job.need, (Need{0, 2}));
     EXPECT_EQ(job.limit, 700);
