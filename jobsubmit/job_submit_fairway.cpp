@@ -13,8 +13,10 @@
 
 extern "C" {
 #include "slurm/slurm_errno.h"
-#include "src/common/assoc_mgr.h"
+// First of Slurm's internal headers: it maps their function names to libslurm's slurm_* exports.
 #include "src/common/slurm_xlator.h"
+
+#include "src/common/assoc_mgr.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 }
