@@ -2,6 +2,7 @@
 
 #include "binding/text.h"
 #include "common/error.h"
+#include "presets/reference.h"
 #include "presets/values.h"
 
 #include <algorithm>
@@ -47,8 +48,9 @@ StepGpu closest_gpu(const std::vector<StepGpu>& step_gpus, const RankPlacement& 
 
 GpuPolicy parse_gpu_policy(std::string_view text) {
     auto policy = presets::parse_gpu_binding(text);
+    // The text is the user's and the message goes to slurmstepd's log: escaped, so it cannot forge a line.
     if (!policy)
-        throw InputError({"", 0, "gpu_binding"}, "invalid GPU binding policy '" + std::string(text) +
+        throw InputError({"", 0, "gpu_binding"}, "invalid GPU binding policy '" + presets::escape_for_message(text) +
                                                      "' (accepted: " + kAcceptedForms + ", N from 1 to 1024)");
     return *policy;
 }

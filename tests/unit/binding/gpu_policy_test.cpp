@@ -62,6 +62,18 @@ TEST(GpuPolicy, RejectsUnknownFormsListingTheAcceptedOnes) {
     }
 }
 
+// The message reaches slurmstepd's log: a newline or escape sequence in it must not forge a line.
+TEST(GpuPolicy, QuotesARefusedPolicyEscaped) {
+    try {
+        parse_gpu_policy("closest\nerror: FORGED\x1b[2J\x01");
+        ADD_FAILURE() << "accepted";
+    } catch (const fairway::InputError& error) {
+        std::string message = error.what();
+        EXPECT_NE(message.find("'closest\\nerror: FORGED\\x1b[2J\\x01'"), std::string::npos) << message;
+        EXPECT_EQ(message.find_first_of("\n\x1b\x01"), std::string::npos) << message;
+    }
+}
+
 TEST(GpuPolicy, PlansEveryRankOfANode) {
     struct Case {
         const char* policy;
