@@ -8,10 +8,14 @@
 
 #include "binding/gpu_policy.h"
 #include "binding/step_settings.h"
+#include "binding/training_env.h"
 #include "common/error.h"
 #include "presets/carried.h"
 #include "presets/reference.h"
 
+#include <sys/random.h>
+
+#include <cstdint>
 #include <cstdlib>
 
 namespace fairway::spank {
@@ -87,6 +91,19 @@ std::string given_options(const PluginContext& context) {
     return presets::escape_for_message(text);
 }
 
+// A fresh random key for this launch's MASTER_PORT (binding/training_env.h), in srun's own
+// environment, which srun hands to every slurmstepd of the step and no other user can read.
+bool carry_master_port_key() {
+    std::uint64_t key = 0;
+    if (getrandom(&key, sizeof key, 0) != static_cast<ssize_t>(sizeof key)) {
+        slurm_error("fairway: cannot draw the step's MASTER_PORT key: %m");
+        return false;
+    }
+    setenv((std::string(kCarriedPrefix) + binding::kMasterPortKeyVar).c_str(), binding::format_port_key(key).c_str(),
+           1);
+    return true;
+}
+
 }  // namespace
 
 int client_post_opt(spank_t sp, const PluginContext& context) {
@@ -103,6 +120,7 @@ int client_post_opt(spank_t sp, const PluginContext& context) {
 }
 
 int client_local_user_init(spank_t sp, const PluginContext& context) {
+    if (!carry_master_port_key()) return kSpankFailure;
     try {
         auto account = account_to_resolve(context);
         if (!account) return ESPANK_SUCCESS;

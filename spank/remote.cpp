@@ -12,6 +12,8 @@
 #include <malloc.h>
 #include <sched.h>
 
+#include <stdexcept>
+
 extern "C" {
 #include <slurm/slurm.h>
 }
@@ -177,11 +179,24 @@ bool reserve_rank_env(spank_t sp) {
     return true;
 }
 
+// The key srun drew for this launch's MASTER_PORT; without it the port would be computable
+// from public ids, so the step refuses instead.
+std::uint64_t master_port_key(spank_t sp) {
+    auto name = std::string(kCarriedPrefix) + binding::kMasterPortKeyVar;
+    auto text = step_env(sp, name);
+    auto key = text ? binding::parse_port_key(*text) : std::nullopt;
+    if (!key)
+        throw std::runtime_error("distributed-env: " + name + (text ? " is malformed" : " is missing") +
+                                 " (srun sets it for each launch; MASTER_PORT is derived from it)");
+    return *key;
+}
+
 // What the training variables of every rank on this node share (user_init: no task yet).
 binding::RankIdentity node_identity(spank_t sp) {
     binding::RankIdentity node;
     node.job_id = u32_item(sp, S_JOB_ID).value_or(0);
     node.step_id = u32_item(sp, S_JOB_STEPID).value_or(0);
+    node.port_key = master_port_key(sp);
     node.world_size = u32_item(sp, S_JOB_TOTAL_TASK_COUNT).value_or(1);
     node.local_world_size = u32_item(sp, S_JOB_LOCAL_TASK_COUNT).value_or(1);
     node.node_rank = u32_item(sp, S_JOB_NODEID).value_or(0);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # srun --preset across two nodes: every rank gets its own GPUs and the torch.distributed
 # environment; ordered and closest (fake sysfs) policies; an unsatisfiable policy fails the step
-# with a clear message and a non-zero exit, before any task runs.
+# with a clear message and a non-zero exit, before any task runs. MASTER_PORT is the same on every
+# rank but not the one the public job and step ids alone give.
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/spank-lib.sh"
@@ -25,6 +26,35 @@ make_fake_sysfs() {
     chmod -R a+rX "$root"
 }
 
+# ids_port JOB STEP FIRST SIZE: the port that the job and step ids alone gave (splitmix64 of
+# JOB<<32|STEP, in 64-bit two's complement: bash's arithmetic wraps, >> is made logical by masks).
+ids_port() {
+    local x=$((($1 << 32) | $2)) first=$3 size=$4
+    x=$(((x ^ ((x >> 30) & 0x3ffffffff)) * -4658895280553007687))  # 0xbf58476d1ce4e5b9
+    x=$(((x ^ ((x >> 27) & 0x1fffffffff)) * -7723592293110705685)) # 0x94d049bb133111eb
+    x=$((x ^ ((x >> 31) & 0x1ffffffff)))
+    # unsigned x % size, from x>>>1 and the low bit
+    echo $((first + (((((x >> 1) & 0x7fffffffffffffff) % size) * 2 + (x & 1)) % size)))
+}
+[ "$(ids_port 7 0 0 1000000007)" = 624564481 ] || fail "ids_port does not compute splitmix64"
+
+# Three more steps, each with one MASTER_PORT: they may not all be the port the ids give (each
+# is with a chance of 1/100 when the port is random; before the key, all were).
+check_port_not_from_ids() {
+    local port=$1 job=$2 step=$3 i out ports from_ids=0
+    [ "$port" = "$(ids_port "$job" "$step" 31000 100)" ] && from_ids=1
+    for i in 1 2 3; do
+        out=$(as_user alice timeout 60 srun -N2 --ntasks-per-node=1 --gpus-per-node=1 --preset=tspank-ddp \
+            bash -c "$report") || fail "srun --preset=tspank-ddp failed: $out"
+        ports=$(printf '%s\n' "$out" | grep -o 'PORT=[0-9]*' | sort -u)
+        expect_eq "$(echo "$ports" | wc -l)" 1 "one MASTER_PORT for the step of job $(rank_field "$out" 0 JOB)"
+        [ "${ports#PORT=}" = "$(ids_port "$(rank_field "$out" 0 JOB)" "$(rank_field "$out" 0 STEP)" 31000 100)" ] &&
+            from_ids=$((from_ids + 1))
+    done
+    [ "$from_ids" -lt 4 ] || fail "MASTER_PORT is the port job and step ids give, in all 4 steps"
+    note "MASTER_PORT from ids in $from_ids of 4 steps"
+}
+
 SYSFS=$(mktemp -d /tmp/t-spank-sysfs.XXXXXX) || fail "mktemp failed"
 spank_setup sysfs_root="$SYSFS" master_port_range=31000-31099
 trap 'spank_cleanup; rm -rf "$SYSFS"' EXIT
@@ -43,7 +73,7 @@ spank_preset tspank-ordered <<'YAML'
 gpu-binding: ordered
 YAML
 
-report='echo "HOST=$(hostname) RANK=${RANK-} LOCAL=${LOCAL_RANK-} WORLD=${WORLD_SIZE-} LWORLD=${LOCAL_WORLD_SIZE-} NODE=${NODE_RANK-} ADDR=${MASTER_ADDR-} PORT=${MASTER_PORT-} CVD=${CUDA_VISIBLE_DEVICES-} STEPGPUS=${SLURM_STEP_GPUS-} TASK=$SLURM_PROCID NODEID=$SLURM_NODEID LOCALID=$SLURM_LOCALID NODES=$SLURM_STEP_NODELIST ENV=${TSPANK_FROM_PRESET-}"'
+report='echo "HOST=$(hostname) RANK=${RANK-} LOCAL=${LOCAL_RANK-} WORLD=${WORLD_SIZE-} LWORLD=${LOCAL_WORLD_SIZE-} NODE=${NODE_RANK-} ADDR=${MASTER_ADDR-} PORT=${MASTER_PORT-} CVD=${CUDA_VISIBLE_DEVICES-} STEPGPUS=${SLURM_STEP_GPUS-} TASK=$SLURM_PROCID NODEID=$SLURM_NODEID LOCALID=$SLURM_LOCALID NODES=$SLURM_STEP_NODELIST ENV=${TSPANK_FROM_PRESET-} JOB=$SLURM_JOB_ID STEP=$SLURM_STEP_ID"'
 
 # --- per-rank:1 with the training environment, 2 nodes x 4 ranks --------------------------------
 out=$(as_user alice timeout 120 srun -N2 --ntasks-per-node=4 --gpus-per-node=4 --preset=tspank-ddp bash -c "$report") ||
@@ -56,6 +86,7 @@ ports=$(printf '%s\n' "$out" | grep -o 'PORT=[0-9]*' | sort -u)
 expect_eq "$(echo "$ports" | wc -l)" 1 "one MASTER_PORT for the whole step"
 port=${ports#PORT=}
 [ "$port" -ge 31000 ] && [ "$port" -le 31099 ] || fail "MASTER_PORT $port outside master_port_range=31000-31099"
+check_port_not_from_ids "$port" "$(rank_field "$out" 0 JOB)" "$(rank_field "$out" 0 STEP)"
 for rank in 0 1 2 3 4 5 6 7; do
     line=$(printf '%s\n' "$out" | grep " RANK=$rank ") || fail "no output from rank $rank"
     expect_eq "$(rank_field "$out" "$rank" TASK)" "$rank" "RANK of task $rank (SLURM_PROCID)"

@@ -10,6 +10,7 @@ using namespace fairway::binding;
 TEST(TrainingEnv, EveryVariableTorchReads) {
     RankIdentity rank{.job_id = 42,
                       .step_id = 3,
+                      .port_key = 0x0123456789abcdefULL,
                       .global_rank = 5,
                       .local_rank = 1,
                       .world_size = 8,
@@ -24,7 +25,7 @@ TEST(TrainingEnv, EveryVariableTorchReads) {
                      {"LOCAL_WORLD_SIZE", "4"},
                      {"NODE_RANK", "1"},
                      {"MASTER_ADDR", "node2"},
-                     {"MASTER_PORT", std::to_string(master_port(ports, 42, 3))}};
+                     {"MASTER_PORT", std::to_string(master_port(ports, 0x0123456789abcdefULL, 42, 3))}};
     EXPECT_EQ(env, expected);
 }
 
@@ -49,15 +50,36 @@ TEST(TrainingEnv, MasterPortIsDeterministicAndInRange) {
     PortRange ports{40000, 40009};
     std::set<int> seen;
     for (std::uint32_t job = 1; job <= 200; ++job) {
-        int port = master_port(ports, job, 0);
-        EXPECT_EQ(port, master_port(ports, job, 0));
+        int port = master_port(ports, 99, job, 0);
+        EXPECT_EQ(port, master_port(ports, 99, job, 0));
         EXPECT_GE(port, 40000);
         EXPECT_LE(port, 40009);
         seen.insert(port);
     }
     EXPECT_EQ(seen.size(), 10u);  // consecutive jobs use the whole range
-    EXPECT_NE(master_port({29500, 29999}, 7, 0), master_port({29500, 29999}, 7, 1));
-    EXPECT_EQ(master_port({29500, 29500}, 123, 4), 29500);
+    EXPECT_NE(master_port({29500, 29999}, 99, 7, 0), master_port({29500, 29999}, 99, 7, 1));
+    EXPECT_EQ(master_port({29500, 29500}, 99, 123, 4), 29500);
+}
+
+// Who knows only the public job and step ids cannot tell the port: for one step, the keys srun
+// may draw spread it over the whole range.
+TEST(TrainingEnv, MasterPortDependsOnTheKeyNotOnlyOnTheIds) {
+    PortRange ports{29500, 29999};
+    std::set<int> seen;
+    for (std::uint64_t key = 1; key <= 2000; ++key) seen.insert(master_port(ports, key * 0x9e3779b97f4a7c15ULL, 42, 3));
+    EXPECT_GT(seen.size(), 450u);
+    EXPECT_NE(master_port(ports, 1, 42, 3), master_port(ports, 2, 42, 3));
+}
+
+TEST(TrainingEnv, PortKeyRoundTripsAndRefusesAnythingElse) {
+    for (std::uint64_t key : {0ULL, 1ULL, 0x0123456789abcdefULL, ~0ULL}) {
+        EXPECT_EQ(format_port_key(key).size(), 16u);
+        EXPECT_EQ(parse_port_key(format_port_key(key)), key);
+    }
+    EXPECT_EQ(format_port_key(0x0123456789abcdefULL), "0123456789abcdef");
+    for (const char* bad : {"", "0123456789abcde", "0123456789abcdef0", "0123456789ABCDEF", "0123456789abcdeg",
+                            " 123456789abcdef", "-123456789abcdef"})
+        EXPECT_EQ(parse_port_key(bad), std::nullopt) << bad;
 }
 
 TEST(TrainingEnv, MalformedNodelistIsAnInputError) {
