@@ -15,7 +15,7 @@ spank_spank_fairway_la_SOURCES = \
 	libfairway/common/error.cpp \
 	libfairway/binding/gpu_policy.cpp libfairway/binding/hostlist.cpp libfairway/binding/plugin_config.cpp \
 	libfairway/binding/step_settings.cpp libfairway/binding/sysfs_topology.cpp libfairway/binding/text.cpp \
-	libfairway/binding/training_env.cpp \
+	libfairway/binding/site_access.cpp libfairway/binding/training_env.cpp \
 	libfairway/presets/carried.cpp libfairway/presets/env_policy.cpp libfairway/presets/job_request.cpp \
 	libfairway/presets/plugstack.cpp libfairway/presets/preset.cpp libfairway/presets/reference.cpp \
 	libfairway/presets/signal_names.cpp libfairway/presets/trusted_file.cpp libfairway/presets/utf8.cpp \

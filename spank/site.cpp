@@ -1,5 +1,6 @@
 #include "site.h"
 
+#include "binding/site_access.h"
 #include "presets/loader.h"
 
 #include <cstdlib>
@@ -11,6 +12,7 @@ presets::SiteConfig site_config(const binding::PluginConfig& plugstack_args) {
     // steers the client's own early check (slurmctld and slurmstepd decide).
     auto path =
         binding::site_config_path(plugstack_args, std::getenv("FAIRWAY_PRESETS_CONF"), std::getenv("SLURM_CONF"));
+    binding::check_readable_by_users(path, binding::SiteEntry::file);
     return presets::load_site_config(path, plugstack_args.presets_dir);
 }
 

@@ -5,6 +5,7 @@
 #include "site.h"
 #include "spank_io.h"  // kCarriedPrefix
 
+#include "binding/site_access.h"
 #include "binding/step_presets.h"
 #include "binding/text.h"
 #include "presets/carried.h"
@@ -60,7 +61,10 @@ std::string read_or_carried(const std::string& path, const binding::PluginConfig
 }
 
 std::function<std::vector<presets::Preset>()> site_directory(const binding::PluginConfig& config) {
-    return [&config] { return presets::load_site_directory(config.presets_dir, presets::EnvPolicy{config.allow_env}); };
+    return [&config] {
+        binding::check_readable_by_users(config.presets_dir, binding::SiteEntry::directory);
+        return presets::load_site_directory(config.presets_dir, presets::EnvPolicy{config.allow_env});
+    };
 }
 
 std::optional<std::string> account_default(const presets::SiteConfig& site, const char* account) {

@@ -2,12 +2,11 @@
 
 #include "yaml_module_api.h"
 
+#include "binding/site_access.h"
 #include "binding/text.h"
 
 #include <dlfcn.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -130,7 +129,9 @@ bool site_config_exists(const binding::PluginConfig& config) {
     // In slurmstepd the environment is slurmd's, as job_submit/fairway's is slurmctld's; in srun it
     // is the user's, who can steer only what srun carries, which slurmstepd checks.
     auto path = binding::site_config_path(config, std::getenv("FAIRWAY_PRESETS_CONF"), std::getenv("SLURM_CONF"));
-    return access(path.c_str(), F_OK) == 0 || errno != ENOENT;
+    // stat, with the effective uid (the job user's in a step), not access() with the real one (root's
+    // there): and a mode that would hide the file from the user is refused by name, not left to EACCES.
+    return binding::check_readable_by_users(path, binding::SiteEntry::file);
 }
 
 }  // namespace fairway::spank

@@ -39,8 +39,9 @@ SiteFacts yaml_site(const std::vector<std::string>& plugin_args, const std::opti
 std::optional<std::string> yaml_account_presets(const std::vector<std::string>& plugin_args,
                                                 const std::string& account);
 
-// Whether the site's presets.conf exists (or may: any error but ENOENT). Without it there are no
-// account defaults and the env policy is the default one: nothing to load the YAML module for.
+// Whether the site's presets.conf exists. Without it there are no account defaults and the env
+// policy is the default one: nothing to load the YAML module for. Throws (naming the file) when it
+// cannot be looked up or its mode hides it from users (binding/site_access.h).
 bool site_config_exists(const binding::PluginConfig& config);
 
 }  // namespace fairway::spank
