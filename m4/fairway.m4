@@ -42,7 +42,7 @@ AC_DEFUN([FAIRWAY_YAML_CPP_STATIC], [
       [position-independent libyaml-cpp.a of the installed release for spank_fairway_yaml.so (default: built by scripts/yaml-cpp-pic; no: link the shared yaml-cpp)])],
     [YAMLCPP_STATIC=$withval], [
       AC_MSG_CHECKING([for a cached position-independent yaml-cpp archive])
-      AS_IF([YAMLCPP_STATIC=$("$srcdir/scripts/yaml-cpp-pic")], [AC_MSG_RESULT([$YAMLCPP_STATIC])],
+      AS_IF([YAMLCPP_STATIC=$("$srcdir/scripts/yaml-cpp-pic")], [AC_MSG_RESULT([$YAMLCPP_STATIC]); yamlcpp_from_script=yes],
         [AC_MSG_RESULT([no]); YAMLCPP_STATIC=no
          AC_MSG_WARN([spank_fairway_yaml.so links the shared yaml-cpp: each --preset costs ~0.8 ms more CPU in sbatch/srun])])])
   AS_IF([test "x$YAMLCPP_STATIC" = xyes],
@@ -57,6 +57,7 @@ AC_DEFUN([FAIRWAY_YAML_CPP_STATIC], [
     LIBS=$saved_LIBS LDFLAGS=$saved_LDFLAGS CXXFLAGS=$saved_CXXFLAGS])
   AC_SUBST([YAMLCPP_STATIC])
   AM_CONDITIONAL([YAMLCPP_STATIC], [test "x$YAMLCPP_STATIC" != xno])
+  AM_CONDITIONAL([YAMLCPP_FROM_SCRIPT], [test "x$yamlcpp_from_script" = xyes])
 ])
 
 # FAIRWAY_SLURM: public Slurm headers and libslurm, by pkg-config or --with-slurm=PREFIX.

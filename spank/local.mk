@@ -44,6 +44,11 @@ spank_spank_fairway_yaml_la_LDFLAGS = $(PLUGIN_LINK_FLAGS) -static-libgcc \
 	-Wl,--version-script=$(srcdir)/spank/spank_fairway_yaml.map -Wl,--gc-sections
 spank_spank_fairway_yaml_la_LINK = $(LINK_AS_C) $(spank_spank_fairway_yaml_la_LDFLAGS) $(LDFLAGS) -o $@
 EXTRA_spank_spank_fairway_yaml_la_DEPENDENCIES = spank/spank_fairway_yaml.map $(YAMLCPP_STATIC)
+if YAMLCPP_FROM_SCRIPT
+# The script rebuilds the cached archive when the flags it compiles with change (its stamp).
+$(YAMLCPP_STATIC): $(srcdir)/scripts/yaml-cpp-pic
+	$(AM_V_GEN)$(srcdir)/scripts/yaml-cpp-pic >/dev/null && touch -c $@
+endif
 else
 EXTRA_spank_spank_fairway_yaml_la_DEPENDENCIES = spank/spank_fairway_yaml.map
 spank_spank_fairway_yaml_la_LIBADD = libfairway/libfairway.la $(YAMLCPP_LIBS)

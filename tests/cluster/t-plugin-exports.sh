@@ -1,7 +1,8 @@
 #!/bin/bash
 # shellcheck disable=SC2034  # the *_required/*_optional lists are read through ${!name}
 # Each built plugin exports exactly what Slurm 22.05's loader looks up: no C++ or library symbols
-# leak out of the shared objects (they could clash with slurmctld's own or other plugins' symbols).
+# leak out of the shared objects (they could clash with slurmctld's own or other plugins' symbols),
+# and the yaml-cpp inside the SPANK plugin's YAML module is hardened.
 . "$FAIRWAY_SRC/tests/lib.sh"
 build=${FAIRWAY_BUILD:?FAIRWAY_BUILD is not set}
 
@@ -63,6 +64,29 @@ check_needs_only_c "$build/spank/.libs/spank_fairway.so"
 static_yaml=$(sed -n 's/^YAMLCPP_STATIC = //p' "$build/Makefile")
 note "static yaml-cpp: ${static_yaml:-?}"
 [ "$static_yaml" = no ] || check_needs_only_c "$build/spank/.libs/spank_fairway_yaml.so"
+# The YAML module parses user text in slurmstepd, whose saved uid is root: the yaml-cpp linked into
+# it is compiled with Debian's hardening flags (scripts/yaml-cpp-pic). Checked on the module (stack
+# protector called; every yaml-cpp compile unit's recorded flags) and on the archive.
+# check_hardened_yaml_cpp SO ARCHIVE
+check_hardened_yaml_cpp() {
+    local so=$1 archive=$2 units weak protected
+    nm -D --undefined-only "$so" | grep -qw __stack_chk_fail ||
+        problems+="$(basename "$so") does not reference __stack_chk_fail (no stack protector)"$'\n'
+    # DW_AT_producer (the compiler's flags) precedes DW_AT_name in each compile unit.
+    units=$(readelf --debug-dump=info --dwarf-depth=1 "$so" 2>/dev/null | awk '
+        /DW_AT_producer/ { producer = $0 }
+        /DW_AT_name/ && /yaml-cpp[^ ]*\/src\/[a-z_]+\.cpp/ { print (producer ~ /-fstack-protector-strong/ && producer ~ /-fPIC/ ? "hardened" : "weak") " " $NF }')
+    weak=$(grep -c '^weak' <<<"$units")
+    note "yaml-cpp compile units in $(basename "$so"): $(grep -c '^hardened' <<<"$units") hardened, $weak not"
+    [ -n "$units" ] || problems+="$(basename "$so"): no yaml-cpp compile unit found in its debug info"$'\n'
+    [ "$weak" = 0 ] || problems+="$(basename "$so"): yaml-cpp units without -fstack-protector-strong -fPIC: $(grep '^weak' <<<"$units" | head -n 3 | tr '\n' ' ')"$'\n'
+    protected=$(nm -A "$archive" 2>/dev/null | grep -c ' U __stack_chk_fail$')
+    note "$archive: $protected objects call __stack_chk_fail; flags: $(cat "${archive%.a}.flags" 2>/dev/null)"
+    [ "$protected" -gt 0 ] || problems+="$archive: no object calls __stack_chk_fail"$'\n'
+    grep -q -- '-D_FORTIFY_SOURCE=2' "${archive%.a}.flags" 2>/dev/null ||
+        problems+="$archive was not compiled with -D_FORTIFY_SOURCE=2 (stamp ${archive%.a}.flags)"$'\n'
+}
+[ "$static_yaml" = no ] || check_hardened_yaml_cpp "$build/spank/.libs/spank_fairway_yaml.so" "$static_yaml"
 # It lists its libfairway sources one by one (spank/local.mk): a symbol none of them defines would
 # only show when Slurm loads it. Unversioned undefined symbols may only be Slurm's own.
 strays=$(nm -D --undefined-only "$build/spank/.libs/spank_fairway.so" | awk '$1 == "U" && $2 !~ /@/ { print $2 }' |
