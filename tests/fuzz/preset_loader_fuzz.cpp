@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "presets/presets.h"
+#include "small_stack.h"
 
 namespace presets = fairway::presets;
 
@@ -46,6 +47,6 @@ void exercise(std::string_view text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    exercise(std::string_view(reinterpret_cast<const char*>(data), size));
+    fairway::fuzz::on_small_stack([&] { exercise(std::string_view(reinterpret_cast<const char*>(data), size)); });
     return 0;
 }
