@@ -74,6 +74,9 @@ AC_DEFUN([FAIRWAY_SLURM], [
       AS_IF([test -e "$d/libslurm.so"], [slurm_libdir=$d])
     done
     SLURM_LIBS="-L$slurm_libdir -lslurm"
+    # A release installed outside the system's directories (scripts/slurm-release): programs find
+    # its libslurm at run time.
+    AS_CASE([$slurm_libdir], [/usr/lib*|/lib*], [], [SLURM_LIBS="$SLURM_LIBS -Wl,-rpath,$slurm_libdir"])
   ])
   AC_SUBST([SLURM_CPPFLAGS], [$SLURM_CFLAGS])
   AC_SUBST([SLURM_LIBS])
@@ -100,10 +103,12 @@ AC_DEFUN([FAIRWAY_SLURM], [
 AC_DEFUN([FAIRWAY_SLURM_SOURCE], [
   AC_ARG_WITH([slurm-source],
     [AS_HELP_STRING([--with-slurm-source=DIR],
-      [configured Slurm source tree of the installed release (default: fetched by scripts/slurm-source)])],
+      [configured Slurm source tree of the installed release (default: PREFIX/source of --with-slurm=PREFIX, as scripts/slurm-release installs it, else fetched by scripts/slurm-source)])],
     [SLURM_SOURCE_DIR=$withval], [
       AC_MSG_CHECKING([for a cached Slurm source tree])
-      SLURM_SOURCE_DIR=$("$srcdir/scripts/slurm-source") || AC_MSG_ERROR([could not fetch the Slurm source; pass --with-slurm-source=DIR])
+      AS_IF([test -n "$slurm_prefix" && test -f "$slurm_prefix/source/config.h"],
+        [SLURM_SOURCE_DIR=$slurm_prefix/source],
+        [SLURM_SOURCE_DIR=$("$srcdir/scripts/slurm-source") || AC_MSG_ERROR([could not fetch the Slurm source; pass --with-slurm-source=DIR])])
       AC_MSG_RESULT([$SLURM_SOURCE_DIR])])
   SLURM_SOURCE_DIR=$(cd "$SLURM_SOURCE_DIR" 2>/dev/null && pwd) ||
     AC_MSG_ERROR([--with-slurm-source: no such directory])
