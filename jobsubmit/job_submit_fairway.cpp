@@ -11,15 +11,7 @@
 #include "presets/carried.h"
 #include "presets/submission.h"
 
-extern "C" {
-#include "slurm/slurm_errno.h"
-// First of Slurm's internal headers: it maps their function names to libslurm's slurm_* exports.
-#include "src/common/slurm_xlator.h"
-
-#include "src/common/assoc_mgr.h"
-#include "src/common/xstring.h"
-#include "src/slurmctld/slurmctld.h"
-}
+#include "slurm_compat.h"
 
 namespace {
 
@@ -162,7 +154,12 @@ int job_submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
 }
 
 // Presets apply when a job is submitted; `scontrol update` changes what the admin or user asks for.
+#if FAIRWAY_JOB_MODIFY_HAS_ERR_MSG
+int job_modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid, char** err_msg) {
+    (void)err_msg;
+#else
 int job_modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid) {
+#endif
     (void)job_desc;
     (void)job_ptr;
     (void)submit_uid;

@@ -1,7 +1,7 @@
 # jobsubmit: job_submit_fairway.so, the slurmctld side of presets (see jobsubmit/README.md).
 slurmplugin_LTLIBRARIES += jobsubmit/job_submit_fairway.la
 jobsubmit_job_submit_fairway_la_SOURCES = jobsubmit/job_submit_fairway.cpp \
-	jobsubmit/job_desc_io.cpp jobsubmit/job_desc_io.h
+	jobsubmit/job_desc_io.cpp jobsubmit/job_desc_io.h jobsubmit/slurm_compat.h
 jobsubmit_job_submit_fairway_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_INTERNAL_CPPFLAGS) $(YAMLCPP_CFLAGS)
 jobsubmit_job_submit_fairway_la_CXXFLAGS = $(SLURM_ADAPTER_FLAGS)
 jobsubmit_job_submit_fairway_la_LIBADD = libfairway/libfairway.la $(YAMLCPP_LIBS)
