@@ -26,7 +26,7 @@ std::unordered_map<uint32_t, double> qos_usage_factors() {
     std::unordered_map<uint32_t, double> factors;
     AssocMgrLock lock({.qos = READ_LOCK});
     if (!assoc_mgr_qos_list) return factors;
-    ListIterator it = list_iterator_create(assoc_mgr_qos_list);
+    list_itr_t* it = list_iterator_create(assoc_mgr_qos_list);
     while (auto* qos = static_cast<slurmdb_qos_rec_t*>(list_next(it)))
         factors[qos->id] = qos->usage_factor >= 0 ? qos->usage_factor : 1.0;
     list_iterator_destroy(it);
@@ -45,10 +45,10 @@ double job_billing(const slurmdb_job_rec_t* job) {
 // What one second of the recorded job cost on each meter (as usage_rates() for a live job).
 fairshare::UsageRates recorded_rates(const slurmdb_job_rec_t* job, double usage_factor) {
     fairshare::UsageRates rates{job_billing(job) * usage_factor, usage_factor, {}};
-    List allocated = nullptr;
+    list_t* allocated = nullptr;
     slurmdb_tres_list_from_string(&allocated, job->tres_alloc_str, TRES_STR_FLAG_NONE);
     if (!allocated) return rates;
-    ListIterator it = list_iterator_create(allocated);
+    list_itr_t* it = list_iterator_create(allocated);
     while (auto* tres = static_cast<slurmdb_tres_rec_t*>(list_next(it))) {
         if (tres->id != TRES_ENERGY && tres->count && tres->count != NO_CONSUME_VAL64 && tres->count != INFINITE64)
             rates.tres.emplace_back(tres->id, static_cast<double>(tres->count) * usage_factor);
@@ -88,7 +88,7 @@ fairshare::RecordedRun recorded_run(const slurmdb_job_rec_t* job) {
 // Every record of the cluster's jobs that ran in [since, now]: with JOBCOND_FLAG_DUP every run
 // of a job id, not only the newest (ids repeat after slurmctld loses its state, wrap at MaxJobId,
 // and a requeued job runs again under its id).
-List query_jobs(void* db_conn, time_t since, time_t now) {
+list_t* query_jobs(void* db_conn, time_t since, time_t now) {
     auto* condition = static_cast<slurmdb_job_cond_t*>(xmalloc(sizeof(slurmdb_job_cond_t)));
     condition->cluster_list = list_create(xfree_ptr);
     list_append(condition->cluster_list, xstrdup(slurm_conf.cluster_name));
@@ -97,14 +97,14 @@ List query_jobs(void* db_conn, time_t since, time_t now) {
     // NO_TRUNC: slurmdbd would otherwise end an open record at `now`, and it may not be running.
     condition->flags = JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_DUP | JOBCOND_FLAG_NO_TRUNC;
     condition->db_flags = SLURMDB_JOB_FLAG_NOTSET;  // 0 would mean "only jobs without flags"
-    List jobs = jobacct_storage_g_get_jobs_cond(db_conn, getuid(), condition);
+    list_t* jobs = jobacct_storage_g_get_jobs_cond(db_conn, getuid(), condition);
     slurmdb_destroy_job_cond(condition);
     return jobs;
 }
 
 template <typename Visit>
-void for_each_record(List jobs, Visit visit) {
-    ListIterator it = list_iterator_create(jobs);
+void for_each_record(list_t* jobs, Visit visit) {
+    list_itr_t* it = list_iterator_create(jobs);
     while (auto* job = static_cast<slurmdb_job_rec_t*>(list_next(it))) visit(job);
     list_iterator_destroy(it);
 }
@@ -114,7 +114,7 @@ using LiveRuns = std::map<fairshare::RunId, fairshare::LiveRun>;
 // What slurmctld knows of the runs accounting shows without an end: the job with that id and
 // submit time, still in its job list, running or ended. Looked up after the query, so that a
 // job that ended meanwhile is seen ended.
-LiveRuns live_runs(const SlurmctldSymbols& symbols, List jobs) {
+LiveRuns live_runs(const SlurmctldSymbols& symbols, list_t* jobs) {
     LiveRuns live;
     SlurmctldLock lock(symbols, {.job = READ_LOCK});
     for_each_record(jobs, [&](const slurmdb_job_rec_t* job) {
@@ -206,7 +206,7 @@ std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbol
     const fairshare::LedgerConfig resolved = config.validated();
     const time_t since = rebuild_horizon(resolved, now);
     const auto usage_factors = qos_usage_factors();
-    List jobs = query_jobs(*symbols.acct_db_conn, since, now);
+    list_t* jobs = query_jobs(*symbols.acct_db_conn, since, now);
     if (!jobs) {
         error("priority/fairway: slurmdbd did not return job records; usage will be rebuilt at the next pass");
         return std::nullopt;
