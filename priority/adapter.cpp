@@ -57,20 +57,24 @@ int Adapter::start() {
         last_pass_ = time(nullptr);
     }
     if (with_accounting_) recover_saved_usage(*settings, time(nullptr));
-    site_factor_plugin_init();
+    compat::site_factor_init();
     info("priority/fairway: loaded in slurmctld: %s", describe(*settings).c_str());
     warn_if_reset_period_set();
     warn_if_doubtful(*settings);
+    return SLURM_SUCCESS;
+}
+
+void Adapter::start_thread() {
+    if (!in_slurmctld_) return;
     thread_.start(
         kThreadName, [this] { run_pass(); }, [this] { return current_settings()->calc_period; });
-    return SLURM_SUCCESS;
 }
 
 void Adapter::stop() {
     if (!in_slurmctld_) return;
     thread_.stop();
     save_state();
-    site_factor_plugin_fini();
+    compat::site_factor_fini();
 }
 
 std::shared_ptr<const Settings> Adapter::current_settings() {
@@ -105,7 +109,7 @@ PartitionQos Adapter::partition_qos_ids() {
     PartitionQos ids;
     SlurmctldLock partitions(symbols_, {.part = READ_LOCK});
     AssocMgrLock qos({.qos = READ_LOCK});
-    ListIterator it = list_iterator_create(*symbols_.part_list);
+    list_itr_t* it = list_iterator_create(*symbols_.part_list);
     while (auto* partition = static_cast<part_record_t*>(list_next(it)))
         if (partition->name && partition->qos_ptr) ids.emplace(partition->name, partition->qos_ptr->id);
     list_iterator_destroy(it);

@@ -24,19 +24,27 @@
 
 namespace fairway::priority {
 
+// What sprio asked for (22.05; 24.11's sprio filters itself): null for no filter.
+struct SprioFilter {
+    list_t* job_ids = nullptr;         // of uint32_t
+    list_t* user_ids = nullptr;        // of uint32_t
+    const char* partitions = nullptr;  // comma-separated names
+};
+
 class Adapter {
 public:
     Adapter() = default;
     Adapter(const Adapter&) = delete;
     Adapter& operator=(const Adapter&) = delete;
 
-    int start();
+    int start();  // what init() may do: no slurmctld lock, no job list (24.11 calls it before loading them)
+    void start_thread();
     void stop();
     uint32_t initial_priority(job_record_t* job);
     void reconfigure(bool assoc_clear);
     void refresh_assoc_usage(slurmdb_assoc_rec_t* assoc);
     double classic_fs_factor(long double usage_efctv, long double shares_norm);
-    List priority_factors(priority_factors_request_msg_t* request, uid_t uid);
+    list_t* priority_factors(const SprioFilter& filter, uid_t uid);
     void job_ended(job_record_t* job);
 
 private:
@@ -91,7 +99,7 @@ private:
     std::optional<Walk> plan_and_walk(JobsByState& jobs, bool no_job_started, const fairshare::WalkStamp& seen,
                                       std::uint64_t association_inputs, time_t now);
     void log_pass(const CollectedUsage& usage, const std::optional<Walk>& walk, double total_ms) const;
-    static JobsByState jobs_by_state(List job_list);
+    static JobsByState jobs_by_state(list_t* job_list);
     CollectedUsage collect_usage(const std::vector<job_record_t*>& jobs,
                                  std::vector<slurmdb_assoc_rec_t*>& associations, time_t now);
     std::optional<fairshare::AssociationTree> charge_and_advance(const CollectedUsage& usage, time_t now);

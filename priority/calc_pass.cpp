@@ -162,7 +162,7 @@ std::optional<Adapter::Walk> Adapter::plan_and_walk(JobsByState& jobs, bool no_j
 // requeued while completing) are the only ones that can accrue usage. The list's nodes are chased
 // once, for their pointers; the jobs' states are then read with the records of the jobs ahead
 // already asked for, so their misses overlap.
-Adapter::JobsByState Adapter::jobs_by_state(List job_list) {
+Adapter::JobsByState Adapter::jobs_by_state(list_t* job_list) {
     struct StatePrefetcher {
         void record(const job_record_t* job) const { prefetch(&job->job_state); }
         void dependents(const job_record_t*) const {}
@@ -353,7 +353,7 @@ void Adapter::warn_if_gpus_unbilled() {
     bool billed = false;
     if (position >= 0) {
         SlurmctldLock partitions(symbols_, {.part = READ_LOCK});
-        ListIterator it = list_iterator_create(*symbols_.part_list);
+        list_itr_t* it = list_iterator_create(*symbols_.part_list);
         while (auto* partition = static_cast<part_record_t*>(list_next(it)))
             billed = billed || (partition->billing_weights && partition->billing_weights[position] > 0);
         list_iterator_destroy(it);

@@ -1,6 +1,8 @@
 // sprio's request: the priority factors of pending jobs, one entry per job and partition, filtered
-// by the job ids, users and partitions sprio asked for and by PrivateData=jobs.
+// by PrivateData=jobs and, in 22.05, by the job ids, users and partitions sprio asked for (24.11's
+// sprio filters itself).
 #include <algorithm>
+#include <optional>
 
 #include "common/error.h"
 #include "priority/adapter.h"
@@ -11,24 +13,24 @@ namespace fairway::priority {
 namespace {
 
 template <typename T>
-bool list_holds(List list, T wanted) {
+bool list_holds(list_t* list, T wanted) {
     if (!list) return true;  // no filter
-    ListIterator it = list_iterator_create(list);
+    list_itr_t* it = list_iterator_create(list);
     bool found = false;
     while (auto* item = static_cast<T*>(list_next(it))) found = found || *item == wanted;
     list_iterator_destroy(it);
     return found;
 }
 
-bool partition_wanted(List wanted, part_record_t* partition) {
+bool partition_wanted(list_t* wanted, part_record_t* partition) {
     if (!wanted) return true;
     return list_find_first(
         wanted, [](void* item, void* key) { return item == key ? 1 : 0; }, partition);
 }
 
-List partitions_named(const char* names, const SlurmctldSymbols& symbols) {
+list_t* partitions_named(const char* names, const SlurmctldSymbols& symbols) {
     if (!names) return nullptr;
-    List found = list_create(nullptr);
+    list_t* found = list_create(nullptr);
     char* copy = xstrdup(names);
     char* save = nullptr;
     for (char* name = strtok_r(copy, ",", &save); name; name = strtok_r(nullptr, ",", &save)) {
@@ -47,8 +49,8 @@ struct AgesAsOf {
     const fairshare::PriorityConfig& config;
     time_t when;  // the last walk; 0: none since slurmctld started, so the stored ones are current
 
-    void bring_forward(const job_record_t* job, priority_factors_object_t* factors) const {
-        if (!when || !job->details) return;
+    void bring_forward(const job_record_t* job, compat::JobFactors* factors) const {
+        if (!factors || !when || !job->details) return;
         std::optional<fairshare::TimePoint> accrue;
         if (job->details->accrue_time) accrue = fairshare::TimePoint{Seconds{job->details->accrue_time}};
         const double age =
@@ -58,34 +60,30 @@ struct AgesAsOf {
 };
 
 priority_factors_object_t* factors_of(job_record_t* job, part_record_t* partition, const AgesAsOf& ages) {
-    auto* factors = static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
-    if (job->direct_set_prio) {
-        factors->direct_prio = job->priority;
-    } else {
-        slurm_copy_priority_factors_object(factors, job->prio_factors);
-        ages.bring_forward(job, factors);
-    }
+    const char* qos = job->qos_ptr ? job->qos_ptr->name : nullptr;
+    priority_factors_object_t* factors = compat::new_listing_entry(job, partition->name, qos);
+    if (job->direct_set_prio) factors->direct_prio = job->priority;
+    else ages.bring_forward(job, compat::listed_factors(factors));
     factors->job_id = job->job_id;
-    factors->partition = partition->name;  // as multifactor: the packer copies it, lock still held
     factors->user_id = job->user_id;
     return factors;
 }
 
 // One entry for a single-partition job; one per wanted partition for a multi-partition job, whose
 // partition and TRES factors differ by partition.
-void append_factors(job_record_t* job, List wanted_partitions, JobPrioritizer& prioritizer, const AgesAsOf& ages,
-                    time_t now, List out) {
+void append_factors(job_record_t* job, list_t* wanted_partitions, JobPrioritizer& prioritizer, const AgesAsOf& ages,
+                    time_t now, list_t* out) {
     if (!job->part_ptr_list) {
         if (job->part_ptr && partition_wanted(wanted_partitions, job->part_ptr))
             list_append(out, factors_of(job, job->part_ptr, ages));
         return;
     }
-    ListIterator parts = list_iterator_create(job->part_ptr_list);
+    list_itr_t* parts = list_iterator_create(job->part_ptr_list);
     while (auto* partition = static_cast<part_record_t*>(list_next(parts))) {
         if (!partition_wanted(wanted_partitions, partition)) continue;
         priority_factors_object_t* factors = factors_of(job, partition, ages);
-        AssocMgrLock assoc({.assoc = READ_LOCK, .qos = READ_LOCK});
-        prioritizer.factors_in_partition(job, partition, now, factors);
+        if (compat::JobFactors* listed = compat::listed_factors(factors))
+            prioritizer.factors_in_partition(job, partition, now, listed);
         list_append(out, factors);
     }
     list_iterator_destroy(parts);
@@ -96,7 +94,7 @@ void append_factors(job_record_t* job, List wanted_partitions, JobPrioritizer& p
 bool Adapter::may_see_job(const job_record_t* job, uid_t uid) const {
     if (!(slurm_conf.private_data & PRIVATE_DATA_JOBS) || job->user_id == uid || symbols_.is_operator(uid)) return true;
     if (slurm_mcs_get_privatedata() == 1) return mcs_g_check_mcs_label(uid, job->mcs_label, false) == 0;
-    return assoc_mgr_is_user_acct_coord(*symbols_.acct_db_conn, uid, job->account);
+    return compat::is_account_coordinator(*symbols_.acct_db_conn, uid, job->account);
 }
 
 namespace {
@@ -132,20 +130,32 @@ struct ListingPrefetcher {
 
 }  // namespace
 
-List Adapter::priority_factors(priority_factors_request_msg_t* request, uid_t uid) {
-    if (!in_slurmctld_ || !request) return nullptr;
+// The locks Slurm does not hold for the listing (24.11 holds them all; taking assoc_mgr's again,
+// while a pass waits for them in their order, would deadlock).
+struct ListingLocks {
+    std::optional<SlurmctldLock> slurmctld;
+    std::optional<AssocMgrLock> qos;
+    explicit ListingLocks(const SlurmctldSymbols& symbols) {
+        if (FAIRWAY_SPRIO_LISTING_LOCKED) return;
+        slurmctld.emplace(symbols, slurmctld_lock_t{.job = READ_LOCK, .part = READ_LOCK});
+        qos.emplace(assoc_mgr_lock_t{.qos = READ_LOCK});
+    }
+};
+
+list_t* Adapter::priority_factors(const SprioFilter& filter, uid_t uid) {
+    if (!in_slurmctld_) return nullptr;
     const auto settings = current_settings();
     JobPrioritizer prioritizer(settings, current_fair_share(), symbols_);
-    SlurmctldLock locks(symbols_, {.job = READ_LOCK, .part = READ_LOCK});
+    const ListingLocks locks(symbols_);
     const time_t now = time(nullptr);
-    List wanted_partitions = partitions_named(request->partitions, symbols_);
-    List out = list_create(slurm_destroy_priority_factors_object);
+    list_t* wanted_partitions = partitions_named(filter.partitions, symbols_);
+    list_t* out = list_create(slurm_destroy_priority_factors_object);
     const ListingPrefetcher prefetcher{settings->accrue_always};
     const AgesAsOf ages{settings->priority, ages_as_of_};
     const auto jobs = list_items<job_record_t>(*symbols_.job_list, "sprio listing");
     visit_prefetching(jobs, "sprio listing", prefetcher, [&](job_record_t* job) {
-        if (!listed_for_sprio(job, *settings, now) || !list_holds(request->job_id_list, job->job_id) ||
-            !list_holds(request->uid_list, job->user_id) || !may_see_job(job, uid))
+        if (!listed_for_sprio(job, *settings, now) || !list_holds(filter.job_ids, job->job_id) ||
+            !list_holds(filter.user_ids, job->user_id) || !may_see_job(job, uid))
             return;
         try {
             append_factors(job, wanted_partitions, prioritizer, ages, now, out);

@@ -57,7 +57,7 @@ void JobPrioritizer::Prefetcher::record(const job_record_t* job) const {
 }
 
 void JobPrioritizer::Prefetcher::dependents(const job_record_t* job) const {
-    if (const job_details* details = job->details) {
+    if (const compat::JobDetails* details = job->details) {
         prefetch(&details->accrue_time);
         prefetch(&details->max_cpus);
         prefetch(&details->nice);
@@ -78,11 +78,12 @@ const JobPrioritizer::AssociationFacts& JobPrioritizer::association_facts(const 
     return associations_.insert(assoc, facts);
 }
 
-void JobPrioritizer::fill_job_facts(const job_record_t* job, time_t) {
-    const job_details* details = job->details;
+void JobPrioritizer::fill_job_facts(const job_record_t* job, time_t, bool with_association) {
+    const compat::JobDetails* details = job->details;
     facts_.accrue_time.reset();
     if (details->accrue_time) facts_.accrue_time = time_point(details->accrue_time);
-    const AssociationFacts association = job->assoc_ptr ? association_facts(job->assoc_ptr) : AssociationFacts{};
+    const AssociationFacts association =
+        (with_association && job->assoc_ptr) ? association_facts(job->assoc_ptr) : AssociationFacts{};
     facts_.fairshare_factor = association.fairshare_factor;
     facts_.assoc_priority = association.priority;
     facts_.assoc_priority_norm = association.priority_norm;
@@ -120,7 +121,7 @@ void JobPrioritizer::fill_partition_facts(job_record_t* job) {
     if (job->part_ptr_list) {
         // Same order as multifactor's priority_array: by partition PriorityTier.
         list_sort(job->part_ptr_list, priority_sort_part_tier);
-        ListIterator it = list_iterator_create(job->part_ptr_list);
+        list_itr_t* it = list_iterator_create(job->part_ptr_list);
         while (auto* partition = static_cast<part_record_t*>(list_next(it))) add_partition(partition);
         list_iterator_destroy(it);
     }
@@ -149,9 +150,8 @@ void store_if_changed(T* fields, const std::vector<T>& values) {
 }  // namespace
 
 void JobPrioritizer::write_factors(job_record_t* job, const fairshare::JobPriority& priority) const {
-    if (!job->prio_factors)
-        job->prio_factors = static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
-    priority_factors_object_t* out = job->prio_factors;
+    if (!job->prio_factors) job->prio_factors = static_cast<compat::JobFactors*>(xmalloc(sizeof(compat::JobFactors)));
+    compat::JobFactors* out = job->prio_factors;
     const fairshare::PriorityFactors& weighted = priority.weighted;
     store_if_changed(out->priority_age, weighted.age);
     store_if_changed(out->priority_assoc, weighted.assoc);
@@ -176,12 +176,13 @@ bool JobPrioritizer::write_partition_priorities(job_record_t* job, const fairsha
     const size_t count = list_count(job->part_ptr_list);
     // partition_priority[0] is for job->part_ptr; the rest follow part_ptr_list's order.
     if (priority.partition_priority.size() != count + 1) return false;
-    if (!job->priority_array) job->priority_array = static_cast<uint32_t*>(xcalloc(count + 1, sizeof(uint32_t)));
+    uint32_t* stored = compat::partition_priorities(job, count);
+    if (!stored) return false;
     bool changed = false;
     for (size_t i = 0; i < count; ++i) {
         const uint32_t value = priority.partition_priority[i + 1];
-        if (job->priority_array[i] == value || (settings_->incr_only && job->priority_array[i] > value)) continue;
-        job->priority_array[i] = value;
+        if (stored[i] == value || (settings_->incr_only && stored[i] > value)) continue;
+        stored[i] = value;
         changed = true;
     }
     return changed;
@@ -221,8 +222,8 @@ uint32_t JobPrioritizer::initial(job_record_t* job, time_t now, fairshare::AgeCa
 }
 
 void JobPrioritizer::factors_in_partition(job_record_t* job, part_record_t* partition, time_t now,
-                                          priority_factors_object_t* out) {
-    fill_job_facts(job, now);
+                                          compat::JobFactors* out) {
+    fill_job_facts(job, now, false);
     facts_.partitions.clear();
     facts_partition_ = nullptr;
     add_partition(partition);

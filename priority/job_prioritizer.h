@@ -37,8 +37,9 @@ public:
     uint32_t initial(job_record_t* job, time_t now, fairshare::AgeCalendar* calendar = nullptr);
 
     // Weighted partition and TRES factors of a multi-partition job in one of its partitions (sprio
-    // shows one line per partition). Same locks as update().
-    void factors_in_partition(job_record_t* job, part_record_t* partition, time_t now, priority_factors_object_t* out);
+    // shows one line per partition). Needs the job and partition read locks and assoc_mgr's QOS
+    // read lock; reads no association.
+    void factors_in_partition(job_record_t* job, part_record_t* partition, time_t now, compat::JobFactors* out);
 
     bool wants(const job_record_t* job) const;
 
@@ -61,7 +62,8 @@ private:
 
     const AssociationFacts& association_facts(const slurmdb_assoc_rec_t* assoc);
     fairshare::JobPriority compute(job_record_t* job, time_t now);
-    void fill_job_facts(const job_record_t* job, time_t now);
+    // Without `with_association`, the factors taken from the association are left 0.
+    void fill_job_facts(const job_record_t* job, time_t now, bool with_association = true);
     void fill_partition_facts(job_record_t* job);
     void add_partition(const part_record_t* partition);
     void file_next_change(const job_record_t* job, const fairshare::JobPriority& priority, time_t now,

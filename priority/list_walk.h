@@ -19,7 +19,7 @@ namespace fairway::priority {
 // Calls visit(T*) for each element. Nothing may unwind through Slurm's C frames: an exception that
 // escapes `visit` ends the walk and is logged with `what`. Caller holds the locks the list needs.
 template <typename T, typename Visit>
-void walk_list(List list, const char* what, Visit&& visit) {
+void walk_list(list_t* list, const char* what, Visit&& visit) {
     struct Context {
         Visit& visit;
         const char* what;
@@ -59,7 +59,7 @@ void prefetch_whole(const T* object, bool for_write = false) {
 // Copies the list's element pointers (one list_for_each, touching only the list's nodes). The
 // pointers stay valid only while the caller holds the locks the list needs.
 template <typename T>
-std::vector<T*> list_items(List list, const char* what) {
+std::vector<T*> list_items(list_t* list, const char* what) {
     std::vector<T*> items;
     items.reserve(static_cast<size_t>(list_count(list)));
     walk_list<T>(list, what, [&](T* item) { items.push_back(item); });

@@ -1,7 +1,7 @@
-# priority/fairway: the Slurm 22.05 priority plugin adapter over libfairway/fairshare.
+# priority/fairway: the Slurm priority plugin adapter (22.05 or 24.11) over libfairway/fairshare.
 slurmplugin_LTLIBRARIES += priority/priority_fairway.la
 priority_priority_fairway_la_SOURCES = \
-	priority/slurm_api.h \
+	priority/slurm_api.h priority/slurm_compat.h \
 	priority/plugin.cpp \
 	priority/adapter.cpp priority/adapter.h \
 	priority/calc_pass.cpp \
@@ -24,7 +24,7 @@ priority_priority_fairway_la_CXXFLAGS = $(SLURM_ADAPTER_FLAGS)
 # script is what keeps the dynamic symbol table to Slurm's entry points. Keep the two lists in sync.
 priority_priority_fairway_la_LDFLAGS = $(PLUGIN_LINK_FLAGS) \
 	-Wl,--version-script=$(top_srcdir)/priority/priority_fairway.map \
-	-export-symbols-regex '^(plugin_name|plugin_type|plugin_version|init|fini|priority_p_(set|reconfig|set_assoc_usage|calc_fs_factor|get_priority_factors_list|job_end))$$'
+	-export-symbols-regex '^(plugin_name|plugin_type|plugin_version|init|fini|priority_p_(set|reconfig|set_assoc_usage|calc_fs_factor|get_priority_factors_list|job_end|recover|thread_start))$$'
 priority_priority_fairway_la_LIBADD = libfairway/libfairway.la $(YAMLCPP_LIBS) -ldl -lpthread
 EXTRA_DIST += priority/README.md priority/priority_fairway.map
 EXTRA_priority_priority_fairway_la_DEPENDENCIES = $(top_srcdir)/priority/priority_fairway.map

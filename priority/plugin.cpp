@@ -1,5 +1,5 @@
-// priority/fairway: the priority_p_* entry points Slurm 22.05 calls. Each one only guards against
-// exceptions (nothing may escape into slurmctld or sshare) and forwards to the Adapter.
+// priority/fairway: the priority_p_* entry points Slurm 22.05 and 24.11 call. Each one only guards
+// against exceptions (nothing may escape into slurmctld or sshare) and forwards to the Adapter.
 #include "priority/slurm_api.h"
 
 #include <exception>
@@ -9,6 +9,7 @@
 namespace {
 
 using fairway::priority::Adapter;
+using fairway::priority::SprioFilter;
 
 // The plugin's single piece of mutable file-scope state.
 Adapter* adapter = nullptr;
@@ -45,9 +46,22 @@ extern const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 int init(void) {
     return guarded("init", SLURM_ERROR, [] {
         if (!adapter) adapter = new Adapter();
-        return adapter->start();
+        const int rc = adapter->start();
+        if (!FAIRWAY_SLURM_STARTS_THREAD && rc == SLURM_SUCCESS) adapter->start_thread();
+        return rc;
     });
 }
+
+// 24.11: called once the jobs are loaded (22.05 has no such call; init() starts the thread there).
+void priority_p_thread_start(void) {
+    guarded_void("priority_p_thread_start", [] {
+        if (adapter) adapter->start_thread();
+    });
+}
+
+// 24.11: called after the job state is loaded, to boost the recovered jobs' priorities; fairway's
+// priorities stand as saved, and the first pass recomputes them.
+uint32_t priority_p_recover(uint32_t) { return 0; }
 
 int fini(void) {
     return guarded("fini", SLURM_ERROR, [] {
@@ -80,9 +94,16 @@ double priority_p_calc_fs_factor(long double usage_efctv, long double shares_nor
                    [&] { return adapter ? adapter->classic_fs_factor(usage_efctv, shares_norm) : 0.0; });
 }
 
-List priority_p_get_priority_factors_list(priority_factors_request_msg_t* req_msg, uid_t uid) {
-    return guarded("priority_p_get_priority_factors_list", List{nullptr},
-                   [&] { return adapter ? adapter->priority_factors(req_msg, uid) : List{nullptr}; });
+#if FAIRWAY_SPRIO_LISTING_LOCKED
+list_t* priority_p_get_priority_factors_list(uid_t uid) {
+    const SprioFilter filter;  // sprio filters what it asked for itself
+#else
+list_t* priority_p_get_priority_factors_list(priority_factors_request_msg_t* req_msg, uid_t uid) {
+    if (!req_msg) return nullptr;
+    const SprioFilter filter{req_msg->job_id_list, req_msg->uid_list, req_msg->partitions};
+#endif
+    return guarded("priority_p_get_priority_factors_list", static_cast<list_t*>(nullptr),
+                   [&] { return adapter ? adapter->priority_factors(filter, uid) : static_cast<list_t*>(nullptr); });
 }
 
 void priority_p_job_end(job_record_t* job_ptr) {

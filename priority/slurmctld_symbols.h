@@ -11,8 +11,8 @@
 namespace fairway::priority {
 
 struct SlurmctldSymbols {
-    List* job_list = nullptr;
-    List* part_list = nullptr;
+    list_t** job_list = nullptr;
+    list_t** part_list = nullptr;
     time_t* last_job_update = nullptr;
     uint32_t* cluster_cpus = nullptr;
     int* tres_count = nullptr;

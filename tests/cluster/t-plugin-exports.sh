@@ -1,17 +1,19 @@
 #!/bin/bash
 # shellcheck disable=SC2034  # the *_required/*_optional lists are read through ${!name}
-# Each built plugin exports exactly what Slurm 22.05's loader looks up: no C++ or library symbols
-# leak out of the shared objects (they could clash with slurmctld's own or other plugins' symbols),
-# and the yaml-cpp inside the SPANK plugin's YAML module is hardened.
+# Each built plugin exports exactly what Slurm's loader (22.05 and 24.11) looks up: no C++ or
+# library symbols leak out of the shared objects (they could clash with slurmctld's own or other
+# plugins' symbols), and the yaml-cpp inside the SPANK plugin's YAML module is hardened.
 . "$FAIRWAY_SRC/tests/lib.sh"
 build=${FAIRWAY_BUILD:?FAIRWAY_BUILD is not set}
 
 common='plugin_name plugin_type plugin_version'
 # Symbols each plugin must define (the loader's lists in src/common/slurm_priority.c,
-# src/slurmctld/job_submit.c and src/common/plugstack.c) and those it may define besides
+# src/slurmctld/job_submit.c and src/common/plugstack.c; 24.11's src/interfaces/priority.c adds
+# priority_p_recover and priority_p_thread_start) and those it may define besides
 # (spank_plugin_version comes with spank.h's SPANK_PLUGIN macro).
 priority_required="$common init fini priority_p_set priority_p_reconfig priority_p_set_assoc_usage
- priority_p_calc_fs_factor priority_p_get_priority_factors_list priority_p_job_end"
+ priority_p_calc_fs_factor priority_p_get_priority_factors_list priority_p_job_end priority_p_recover
+ priority_p_thread_start"
 jobsubmit_required="$common init fini job_submit job_modify"
 spank_required="$common slurm_spank_init"
 # spank_fairway_yaml.so is no Slurm plugin: spank_fairway.so looks up its C interface.
