@@ -117,7 +117,8 @@ std::optional<Adapter::Walk> Adapter::charge_and_reprioritize(const Settings& se
     LapClock steps;
     const fairshare::WalkStamp seen = job_side_stamp();
     JobsByState jobs;
-    const bool no_job_started = jobs_of_last_walk_that_may_accrue(seen, now, jobs.others);
+    // Every shortcut (walk_skip.cpp) hangs on this: without it, the whole list and every job.
+    const bool no_job_started = settings.walk_shortcuts && jobs_of_last_walk_that_may_accrue(seen, now, jobs.others);
     if (!no_job_started) jobs = jobs_by_state(*symbols_.job_list);
     std::uint64_t association_inputs = 0;
     {

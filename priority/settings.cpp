@@ -15,9 +15,30 @@ constexpr const char* kConfigFile = "slurm.conf";
 struct SplitParameters {
     std::string for_core;                // what fairshare::parse_fairshare_parameters understands
     std::optional<Seconds> calc_period;  // the adapter's own test-only key
+    std::optional<bool> walk_shortcuts;  // the adapter's own key
 };
 
-// Takes the adapter's own key out of PriorityParameters; everything else goes to the core parser,
+// The value of `item` when it is "KEY=value" for this key.
+std::optional<std::string_view> value_of(std::string_view item, std::string_view key) {
+    if (item.size() <= key.size() || item.substr(0, key.size()) != key || item[key.size()] != '=') return std::nullopt;
+    return item.substr(key.size() + 1);
+}
+
+Seconds parse_calc_period(std::string_view text) {
+    auto value = parse_slurm_duration(text);
+    if (!value || value->count() < 1)
+        throw InputError({kConfigFile, 0, std::string(kCalcPeriodKey)},
+                         "must be a Slurm duration of at least 1 second, e.g. 0:10 for 10 s");
+    return *value;
+}
+
+bool parse_yes_no(std::string_view text, std::string_view key) {
+    if (text == "yes") return true;
+    if (text == "no") return false;
+    throw InputError({kConfigFile, 0, std::string(key)}, "must be yes or no, not '" + std::string(text) + "'");
+}
+
+// Takes the adapter's own keys out of PriorityParameters; everything else goes to the core parser,
 // which rejects unknown keys.
 SplitParameters split_parameters(std::string_view text) {
     SplitParameters split;
@@ -26,16 +47,10 @@ SplitParameters split_parameters(std::string_view text) {
         const size_t comma = rest.find(',');
         std::string_view item = rest.substr(0, comma);
         rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-        const std::string prefix = std::string(kCalcPeriodKey) + "=";
-        if (item.substr(0, prefix.size()) != prefix) {
-            split.for_core += (split.for_core.empty() ? "" : ",") + std::string(item);
-            continue;
-        }
-        auto value = parse_slurm_duration(item.substr(prefix.size()));
-        if (!value || value->count() < 1)
-            throw InputError({kConfigFile, 0, std::string(kCalcPeriodKey)},
-                             "must be a Slurm duration of at least 1 second, e.g. 0:10 for 10 s");
-        split.calc_period = value;
+        if (const auto value = value_of(item, kCalcPeriodKey)) split.calc_period = parse_calc_period(*value);
+        else if (const auto value = value_of(item, kWalkShortcutsKey))
+            split.walk_shortcuts = parse_yes_no(*value, kWalkShortcutsKey);
+        else split.for_core += (split.for_core.empty() ? "" : ",") + std::string(item);
     }
     return split;
 }
@@ -100,6 +115,7 @@ Settings read_settings(const slurm_conf_t& conf, int tres_count) {
     settings.accrue_always = conf.priority_flags & PRIORITY_FLAGS_ACCRUE_ALWAYS;
     settings.calculate_running = conf.priority_flags & PRIORITY_FLAGS_CALCULATE_RUNNING;
     settings.incr_only = conf.priority_flags & PRIORITY_FLAGS_INCR_ONLY;
+    settings.walk_shortcuts = split.walk_shortcuts.value_or(compat::kWalkShortcutsEstablished);
     if (conf.state_save_location) settings.state_file = std::string(conf.state_save_location) + "/" + kStateFileName;
     return settings;
 }
@@ -108,7 +124,8 @@ std::string describe(const Settings& settings) {
     std::ostringstream text;
     text << settings.fairshare.describe() << " half_life=" << format_slurm_duration(settings.fairshare.half_life)
          << " calc_period=" << settings.calc_period.count() << "s " << fairshare::algorithm_name(settings.fair_share)
-         << " dampening=" << settings.fair_share.dampening;
+         << " dampening=" << settings.fair_share.dampening
+         << " walk_shortcuts=" << (settings.walk_shortcuts ? "yes" : "no");
     return text.str();
 }
 

@@ -20,12 +20,16 @@ struct Settings {
     bool accrue_always = false;                // PriorityFlags=ACCRUE_ALWAYS
     bool calculate_running = false;            // PriorityFlags=CALCULATE_RUNNING
     bool incr_only = false;                    // PriorityFlags=INCR_ONLY
+    bool walk_shortcuts = true;                // PriorityParameters=walk_shortcuts=yes|no (walk_skip.cpp)
     std::string state_file;                    // StateSaveLocation/fairway_priority_state
 };
 
 // The test-only PriorityParameters key that overrides PriorityCalcPeriod (whole minutes in
 // slurm.conf) with any Slurm duration, so cluster tests need not wait minutes. Not for production.
 inline constexpr std::string_view kCalcPeriodKey = "calc_period";
+// PriorityParameters=walk_shortcuts=no makes every pass walk every job (walk_skip.cpp's shortcuts
+// off). The default is yes only on the releases whose behaviour the shortcuts were checked against.
+inline constexpr std::string_view kWalkShortcutsKey = "walk_shortcuts";
 inline constexpr const char* kStateFileName = "fairway_priority_state";
 
 // Reads every setting from Slurm's parsed configuration. `tres_count` sizes the PriorityWeightTRES

@@ -20,6 +20,9 @@
 // Nothing else (no job pointer, only ids) is kept between passes, so a change that slips past all
 // of this (`scontrol top`, which sets priorities itself; a burst-buffer array task split off
 // before it starts) is only postponed, to the walk over all jobs made at least every kLongestSkip.
+// All of this rests on 22.05's behaviour: PriorityParameters=walk_shortcuts=no turns every shortcut
+// off (calc_pass.cpp: each pass takes the whole job list and walks every job), and that is the
+// default on the releases it was not checked against (compat::kWalkShortcutsEstablished).
 #include <cstring>
 
 #include "priority/adapter.h"
