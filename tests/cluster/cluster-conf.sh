@@ -3,7 +3,12 @@
 # PLUGIN_HOME, the ports, CLUSTER_NAME, NODES, MUNGE_SOCK, DB_PASS and MYSQL_PORT).
 # slurm.conf = the defaults below, then the KEY=VALUE lines of $STATE/etc/overrides (conf-set).
 
-SYSTEM_PLUGIN_DIR=/usr/lib/x86_64-linux-gnu/slurm-wlm
+# Slurm's own plugins: Debian's, or those of the installation FAIRWAY_SLURM names.
+if [ -n "${FAIRWAY_SLURM:-}" ] && [ "${FAIRWAY_SLURM%/}" != /usr ]; then
+    SYSTEM_PLUGIN_DIR=${FAIRWAY_SLURM%/}/lib/slurm
+else
+    SYSTEM_PLUGIN_DIR=/usr/lib/x86_64-linux-gnu/slurm-wlm
+fi
 GPU_TYPE_OF_NODE=(none a100 a100 h100 h100)   # index = node number
 
 have_plugin() { [ -r "$PLUGIN_HOME/$1" ]; }

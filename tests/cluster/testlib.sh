@@ -7,6 +7,10 @@ CLUSTER=${FAIRWAY_SRC:?FAIRWAY_SRC is not set}/tests/cluster/cluster
 CLUSTER_STATE=${FAIRWAY_CLUSTER_STATE:-/var/tmp/fairway-cluster}
 export SLURM_CONF=${SLURM_CONF:-$CLUSTER_STATE/etc/slurm.conf}
 export FAIRWAY_CLUSTER_STATE=$CLUSTER_STATE
+# The cluster's Slurm clients (FAIRWAY_SLURM: an installation other than Debian's).
+if [ -n "${FAIRWAY_SLURM:-}" ] && [ "${FAIRWAY_SLURM%/}" != /usr ]; then
+    case ":$PATH:" in *":${FAIRWAY_SLURM%/}/bin:"*) ;; *) export PATH=${FAIRWAY_SLURM%/}/bin:$PATH ;; esac
+fi
 # shellcheck source=tests/cluster/process-identity.sh
 . "$FAIRWAY_SRC/tests/cluster/process-identity.sh"
 
@@ -19,7 +23,7 @@ require_cluster() {
 # as_user USER COMMAND...: runs COMMAND as USER (alice, bob, carol) from a directory USER can use.
 as_user() {
     local user=$1; shift
-    (cd /tmp && runuser -u "$user" -- env SLURM_CONF="$SLURM_CONF" "$@")
+    (cd /tmp && runuser -u "$user" -- env SLURM_CONF="$SLURM_CONF" PATH="$PATH" "$@")
 }
 
 slurmctld_pid() { cat "$CLUSTER_STATE/run/slurmctld.pid"; }
