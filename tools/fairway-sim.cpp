@@ -5,14 +5,16 @@
 #include <unistd.h>
 
 #include <chrono>
-
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
+#include "common/iso8601.h"
+#include "report/live_source.h"
 #include "report/svg_plot.h"
 #include "sim/replay.h"
 #include "sim/sim_output.h"
@@ -73,11 +75,44 @@ void close_written(std::ofstream& out, const std::string& path) {
     if (!out) throw fairway::InputError({path, 0, ""}, "cannot write");
 }
 
+// The site's jobs submitted in the period, read the way fairway-report reads accounting, as a
+// trace sorted by submission; the association tree and shares are slurmdbd's.
+std::unique_ptr<AccountingTrace> read_site_accounting(const Options& options) {
+    using std::chrono::seconds;
+    const fairway::UnixTime from{seconds{*options.accounting_from}};
+    const fairway::UnixTime to = options.accounting_to
+                                     ? fairway::UnixTime{seconds{*options.accounting_to}}
+                                     : std::chrono::time_point_cast<seconds>(std::chrono::system_clock::now());
+    fairway::sim::SwfHeader header;
+    header.unix_start_time = *options.accounting_from;
+    auto trace = std::make_unique<AccountingTrace>(
+        "accounting " + fairway::format_iso8601(from) + ".." + fairway::format_iso8601(to), header);
+    fairway::report::AccountingQuery query{from, to, options.use_sacct};
+    const std::time_t first = from.time_since_epoch().count(), end = to.time_since_epoch().count();
+    std::size_t skipped = fairway::report::read_accounting(
+        query, [&](const fairway::report::InputHeader& tree) { trace->set_association_tree(tree); },
+        [&](const fairway::report::AccountedJob& job) {
+            if (job.submit < first || job.submit >= end) return;
+            fairway::sim::AccountedRun run{std::stoll(job.id),
+                                           job.submit,
+                                           job.start,
+                                           job.end,
+                                           static_cast<std::int64_t>(job.elapsed),
+                                           job.time_limit,
+                                           {static_cast<std::int64_t>(job.cpus), static_cast<std::int64_t>(job.gpus)}};
+            trace->add(job.account, job.user, run);
+        });
+    trace->seal();
+    if (skipped > 0)
+        std::fprintf(stderr, "fairway-sim: note: %zu job record(s) of deleted associations were skipped\n", skipped);
+    return trace;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
-    try {
+    return fairway::tools::run_tool("fairway-sim", usage_text(), [&] {
         Options options = parse_options(args);
         if (options.help) {
             std::cout << usage_text();
@@ -86,7 +121,10 @@ int main(int argc, char** argv) {
         const auto began = std::chrono::steady_clock::now();
         std::ofstream starts;
         if (!options.starts.empty()) open_for_writing(starts, options.starts);
-        ReplayResult result = replay_trace(options, terminal_progress(options), starts.is_open() ? &starts : nullptr);
+        std::ostream* start_log = starts.is_open() ? &starts : nullptr;
+        ReplayResult result = options.accounting_from ? replay(options, *read_site_accounting(options),
+                                                               terminal_progress(options), start_log)
+                                                      : replay_trace(options, terminal_progress(options), start_log);
         if (starts.is_open()) close_written(starts, options.starts);
         if (options.timing)
             report_timing(result, std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
@@ -95,11 +133,5 @@ int main(int argc, char** argv) {
         if (!options.svg.empty()) write_file(options.svg, render_sim_svg(result, options));
         if (!options.png.empty()) fairway::report::convert_svg_to_png(options.svg, options.png);
         return 0;
-    } catch (const UsageError& error) {
-        std::cerr << "fairway-sim: " << error.what() << "\n" << usage_text();
-        return 2;
-    } catch (const std::exception& error) {
-        std::cerr << "fairway-sim: error: " << error.what() << "\n";
-        return 1;
-    }
+    });
 }

@@ -9,15 +9,22 @@ tools_libfairway_report_la_SOURCES = \
 	tools/report/cli_options.cpp tools/report/cli_options.h \
 	tools/report/explain.cpp tools/report/explain.h \
 	tools/report/svg_plot.cpp tools/report/svg_plot.h tools/report/svg_text.h \
-	tools/report/commands.cpp tools/report/commands.h
+	tools/report/commands.cpp tools/report/commands.h \
+	tools/report/tool_main.cpp tools/report/tool_main.h \
+	tools/report/child_process.cpp tools/report/child_process.h
 tools_libfairway_report_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools $(NLOHMANN_JSON_CFLAGS)
 
-# The binary: the only part that talks to Slurm (libslurm/libslurmdb, public headers only).
+# The live reader: the only part that talks to Slurm (libslurm/libslurmdb, public headers only),
+# shared by fairway-report (usage) and fairway-sim (a site's jobs as a trace).
+noinst_LTLIBRARIES += tools/libfairway-live.la
+tools_libfairway_live_la_SOURCES = tools/report/live_source.cpp tools/report/live_source.h
+tools_libfairway_live_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools $(SLURM_CPPFLAGS) $(NLOHMANN_JSON_CFLAGS)
+
 bin_PROGRAMS += tools/fairway-report
-tools_fairway_report_SOURCES = tools/fairway-report.cpp \
-	tools/report/live_source.cpp tools/report/live_source.h
-tools_fairway_report_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools $(SLURM_CPPFLAGS) $(NLOHMANN_JSON_CFLAGS)
-tools_fairway_report_LDADD = tools/libfairway-report.la libfairway/libfairway.la $(SLURM_LIBS) $(YAMLCPP_LIBS)
+tools_fairway_report_SOURCES = tools/fairway-report.cpp
+tools_fairway_report_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools $(NLOHMANN_JSON_CFLAGS)
+tools_fairway_report_LDADD = tools/libfairway-live.la tools/libfairway-report.la libfairway/libfairway.la \
+	$(SLURM_LIBS) $(YAMLCPP_LIBS)
 
 tests_unit_fairway_unit_SOURCES += tests/unit/report/iso8601_test.cpp tests/unit/report/report_test.cpp
 tests_unit_fairway_unit_CPPFLAGS += -I$(top_srcdir)/tools

@@ -24,6 +24,7 @@ const char* skip_reason_name(SkipReason reason) {
     case SkipReason::kNoProcessors: return "no_processor_count";
     case SkipReason::kUnknownRunTime: return "unknown_run_time";
     case SkipReason::kLargerThanCluster: return "larger_than_cluster";
+    case SkipReason::kNeverStarted: return "never_started";
     }
     return "unknown";
 }
@@ -46,6 +47,21 @@ std::variant<SimJob, SkipReason> replayed_job(const SwfJob& swf, const TraceShap
     job.need = shape.procs_are == ProcsAre::kGpus ? Need{0, procs} : Need{procs, 0};
     job.association = association;
     if (!job.need.fits_in(shape.capacity)) return SkipReason::kLargerThanCluster;
+    return job;
+}
+
+std::variant<SimJob, SkipReason> accounted_job(const AccountedRun& run, const Need& capacity, std::size_t association) {
+    if (run.start <= 0) return SkipReason::kNeverStarted;
+    if (run.end <= 0 || run.elapsed < 0) return SkipReason::kUnknownRunTime;
+    if (run.need.cores <= 0 && run.need.gpus <= 0) return SkipReason::kNoProcessors;
+    SimJob job;
+    job.id = run.id;
+    job.submit = run.submit;
+    job.limit = run.limit > 0 ? run.limit : run.elapsed;
+    job.run = std::min(run.elapsed, job.limit);
+    job.need = run.need;
+    job.association = association;
+    if (!job.need.fits_in(capacity)) return SkipReason::kLargerThanCluster;
     return job;
 }
 

@@ -40,8 +40,8 @@ struct TraceShape {
     Need capacity;  // the whole cluster: larger jobs are skipped, as Slurm rejects them
 };
 
-enum class SkipReason { kNoProcessors, kUnknownRunTime, kLargerThanCluster };
-inline constexpr std::size_t kSkipReasons = 3;
+enum class SkipReason { kNoProcessors, kUnknownRunTime, kLargerThanCluster, kNeverStarted };
+inline constexpr std::size_t kSkipReasons = 4;
 const char* skip_reason_name(SkipReason reason);
 
 // An SWF job as the simulator replays it:
@@ -50,6 +50,24 @@ const char* skip_reason_name(SkipReason reason);
 //   limit      = the requested time, else the run time (a perfect estimate);
 //   submit     = time_origin + SWF submit time.
 std::variant<SimJob, SkipReason> replayed_job(const SwfJob& swf, const TraceShape& shape, std::size_t association);
+
+// One run of a job as a site's accounting recorded it (epoch seconds).
+struct AccountedRun {
+    std::int64_t id = 0;
+    std::int64_t submit = 0;
+    std::int64_t start = 0;    // 0: never started (cancelled while pending, or still pending)
+    std::int64_t end = 0;      // 0: still running
+    std::int64_t elapsed = 0;  // seconds it ran (Slurm's Elapsed: suspended time excluded)
+    std::int64_t limit = 0;    // its time limit in seconds; 0: none
+    Need need;                 // allocated cores and GPUs
+};
+
+// An accounted run as the simulator replays it:
+//   never started: skipped (it used nothing); still running: skipped (its run time is unknown);
+//   no cores and no GPUs, or larger than the cluster: skipped;
+//   run   = elapsed, cut at the limit;
+//   limit = the time limit, else the run time (a perfect estimate).
+std::variant<SimJob, SkipReason> accounted_job(const AccountedRun& run, const Need& capacity, std::size_t association);
 
 // The SWF processor count a job uses (allocated, else requested), or -1 when neither is known.
 std::int64_t swf_processors(const SwfJob& swf);

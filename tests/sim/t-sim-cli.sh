@@ -86,4 +86,14 @@ expect_match "$err" "small\.swf:[0-9]+: key 'user_id': u[234] has no association
 err=$("$sim" "$here/small.swf" --policy lottery 2>&1); rc=$?
 expect_eq "$rc" 2 "exit status for a bad policy"
 expect_match "$err" "unknown policy 'lottery'" "bad policy"
+# --accounting (the site's jobs from slurmdbd: tests/sim/t-sim-vs-slurm.sh) needs a period and the cluster.
+err=$("$sim" --accounting 2026-11-01..2026-12-01 2>&1); rc=$?
+expect_eq "$rc" 2 "exit status for --accounting without the cluster"
+expect_match "$err" "--accounting needs the cluster: --nodes and --cores-per-node" "--accounting without the cluster"
+err=$("$sim" --accounting 2026-12-01..2026-11-01 --nodes 4 --cores-per-node 16 2>&1); rc=$?
+expect_eq "$rc" 2 "exit status for an empty period"
+expect_match "$err" "'2026-12-01..2026-11-01' ends before it starts" "empty period"
+err=$("$sim" "$here/small.swf" --accounting 2026-11-01 --nodes 4 --cores-per-node 16 2>&1); rc=$?
+expect_eq "$rc" 2 "exit status for a trace and --accounting"
+expect_match "$err" "a trace file or --accounting, not both" "trace and --accounting"
 exit 0

@@ -2,9 +2,10 @@
 #pragma once
 
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "report/tool_main.h"
 
 namespace fairway::report {
 
@@ -25,11 +26,7 @@ struct Options {
     bool help = false;
 };
 
-// Thrown for a bad command line; main prints it with the usage text and exits 2.
-class UsageError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
+using tools::UsageError;  // main prints it with the usage text and exits 2
 
 Options parse_options(const std::vector<std::string>& args);
 // True for explain's JOBID form (all digits, optionally "_N" array or "+N" het suffix).

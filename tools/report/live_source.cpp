@@ -3,9 +3,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pwd.h>
-#include <spawn.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 extern "C" {
@@ -29,9 +27,9 @@ extern "C" {
 
 #include "common/iso8601.h"
 #include "fairshare/parameters.h"
+#include "report/child_process.h"
 #include "report/explain.h"
 
-extern char** environ;
 extern "C" {
 extern slurm_conf_t slurm_conf;
 }
@@ -44,6 +42,7 @@ using fairshare::TimePoint;
 struct LiveContext {
     std::string cluster;
     InputHeader header;
+    std::function<void(const AccountedJob&)> on_job;
     std::unordered_map<std::uint32_t, std::pair<std::string, std::string>> names_by_assoc_id;
     std::unordered_map<std::uint32_t, std::string> tres_names;  // TRES id -> "cpu", "billing", "gres/gpu"
     std::unordered_map<std::string, double> usage_factor;       // QOS id or name -> UsageFactor
@@ -104,43 +103,9 @@ TimePoint query_start(const ReportSettings& s) {
     return TimePoint{};
 }
 
-// ---- running a client command (sacct, sacctmgr) and reading its lines
+// ---- reading a client command's (sacct, sacctmgr) lines
 
-void for_each_output_line(const std::vector<std::string>& command,
-                          const std::function<void(const std::string&)>& on_line) {
-    int fds[2];
-    if (pipe(fds) != 0) throw std::runtime_error("pipe: " + std::string(std::strerror(errno)));
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&actions, fds[0]);
-    std::vector<std::string> args = command;
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    close(fds[1]);
-    if (rc != 0) {
-        close(fds[0]);
-        throw std::runtime_error("cannot run " + command[0] + ": " + std::strerror(rc));
-    }
-    std::FILE* out = fdopen(fds[0], "r");
-    char* line = nullptr;
-    std::size_t capacity = 0;
-    ssize_t length;
-    while ((length = getline(&line, &capacity, out)) >= 0) {
-        while (length > 0 && (line[length - 1] == '\n' || line[length - 1] == '\r')) line[--length] = '\0';
-        on_line(line);
-    }
-    std::free(line);
-    std::fclose(out);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        throw std::runtime_error(command[0] + " failed (exit status " + std::to_string(WEXITSTATUS(status)) + ")");
-}
+using tools::run_program;
 
 std::vector<std::string> split(const std::string& line, char separator) {
     std::vector<std::string> fields;
@@ -151,7 +116,7 @@ std::vector<std::string> split(const std::string& line, char separator) {
     return fields;
 }
 
-// ---- usage records (shared by both sources)
+// ---- job records (shared by both sources)
 
 // TRES amounts of one job: "billing=2,cpu=2,gres/gpu=1" (names) or "1=2,5=2,1001=1" (ids).
 struct JobTres {
@@ -183,25 +148,35 @@ JobTres parse_tres(std::string_view text, const std::unordered_map<std::uint32_t
     return tres;
 }
 
-// Charges one job: finished jobs at their end, running ones up to now.
-void charge_job(LiveContext& ctx, ReportModel& model, std::uint32_t assoc_id, std::time_t start, std::time_t end,
-                double elapsed, const JobTres& tres, const std::string& qos, const std::string& job) {
+// A time limit in minutes as slurmdbd and sacct's TimelimitRaw give it, in seconds (0: none).
+std::int64_t limit_seconds(std::uint64_t minutes) {
+    return minutes == 0 || minutes >= NO_VAL ? 0 : static_cast<std::int64_t>(minutes) * 60;
+}
+
+// Names the job's association and hands it over; records of deleted associations are counted.
+void hand_over(LiveContext& ctx, std::uint32_t assoc_id, AccountedJob& job) {
     auto names = ctx.names_by_assoc_id.find(assoc_id);
     if (names == ctx.names_by_assoc_id.end()) {
         ++ctx.skipped;
         return;
     }
+    job.account = names->second.first;
+    job.user = names->second.second;
+    ctx.on_job(job);
+}
+
+// Charges one job: finished jobs at their end, running ones up to now.
+void charge_job(const LiveContext& ctx, ReportModel& model, const AccountedJob& job) {
     TimePoint now = ctx.header.settings.now;
-    if (start <= 0 || to_time(start) >= now) return;      // never started, or started after --now
-    bool still_running = end <= 0 || to_time(end) > now;  // running then: charge up to now
-    TimePoint charged_at = still_running ? now : to_time(end);
-    if (still_running) elapsed = static_cast<double>((now - to_time(start)).count());
+    if (job.start <= 0 || to_time(job.start) >= now) return;      // never started, or started after --now
+    bool still_running = job.end <= 0 || to_time(job.end) > now;  // running then: charge up to now
+    TimePoint charged_at = still_running ? now : to_time(job.end);
+    double elapsed = still_running ? static_cast<double>((now - to_time(job.start)).count()) : job.elapsed;
     if (elapsed <= 0) return;
-    auto factor = ctx.usage_factor.find(qos);  // QOS UsageFactor scales billing like the plugin's charges
-    double billing = tres.billing * (factor != ctx.usage_factor.end() ? factor->second : 1.0);
-    UsageSample sample{names->second.first, names->second.second, charged_at,
-                       billing * elapsed,   tres.gpus * elapsed,  tres.cpus * elapsed};
-    model.add(sample, {"accounting", 0, "job " + job});
+    auto factor = ctx.usage_factor.find(job.qos);  // QOS UsageFactor scales billing like the plugin's charges
+    double billing = job.billing * (factor != ctx.usage_factor.end() ? factor->second : 1.0);
+    UsageSample sample{job.account, job.user, charged_at, billing * elapsed, job.gpus * elapsed, job.cpus * elapsed};
+    model.add(sample, {"accounting", 0, "job " + job.id});
 }
 
 // ---- associations
@@ -332,10 +307,21 @@ std::size_t for_each_job(LiveContext& ctx, void* db, std::time_t from, std::time
     return static_cast<std::size_t>(slurm_list_count(jobs));
 }
 
-void charge_slurmdb_job(LiveContext& ctx, ReportModel& model, const slurmdb_job_rec_t& job) {
-    charge_job(ctx, model, job.associd, job.start, job.end, job.elapsed,
-               parse_tres(job.tres_alloc_str ? job.tres_alloc_str : "", ctx.tres_names), std::to_string(job.qosid),
-               std::to_string(job.jobid));
+void hand_over_slurmdb_job(LiveContext& ctx, const slurmdb_job_rec_t& record) {
+    JobTres tres = parse_tres(record.tres_alloc_str ? record.tres_alloc_str : "", ctx.tres_names);
+    AccountedJob job{std::to_string(record.jobid),
+                     {},
+                     {},
+                     std::to_string(record.qosid),
+                     record.submit,
+                     record.start,
+                     record.end,
+                     static_cast<double>(record.elapsed),
+                     limit_seconds(record.timelimit),
+                     tres.billing,
+                     tres.cpus,
+                     tres.gpus};
+    hand_over(ctx, record.associd, job);
 }
 
 // Slices follow the density of the jobs seen so far: each aims at kJobsPerSlice records (about
@@ -351,44 +337,42 @@ std::time_t next_slice_length(std::time_t length, std::size_t jobs_in_last) {
 
 // Finished jobs slice by slice, each charged in the slice holding its end ([from, to), the last
 // slice also taking its end second); then the jobs still running at "now", charged up to it.
-void load_usage_slurmdb(LiveContext& ctx, ReportModel& model, void* db) {
-    std::time_t from = std::chrono::system_clock::to_time_t(query_start(ctx.header.settings));
-    std::time_t now = std::chrono::system_clock::to_time_t(ctx.header.settings.now);
+void load_jobs_slurmdb(LiveContext& ctx, void* db, const AccountingQuery& query) {
+    std::time_t from = std::chrono::system_clock::to_time_t(query.from);
+    std::time_t now = std::chrono::system_clock::to_time_t(query.to);
     std::time_t length = std::max<std::time_t>(3600, (now - from) / 64);
     for (std::time_t start = from; start < now;) {
         std::time_t end = std::min(now, start + length);
         std::size_t jobs = for_each_job(ctx, db, start, end, true, [&](slurmdb_job_rec_t* job) {
-            if (job->end >= start && (job->end < end || job->end == now)) charge_slurmdb_job(ctx, model, *job);
+            if (job->end >= start && (job->end < end || job->end == now)) hand_over_slurmdb_job(ctx, *job);
         });
         start = end;
         length = next_slice_length(length, jobs);
     }
     for_each_job(ctx, db, now, now, false, [&](slurmdb_job_rec_t* job) {
-        if (job->end <= 0 || job->end > now) charge_slurmdb_job(ctx, model, *job);
+        if (job->end <= 0 || job->end > now) hand_over_slurmdb_job(ctx, *job);
     });
 }
 
 // ---- the sacct / sacctmgr fallback
 
 void load_associations_sacctmgr(LiveContext& ctx) {
-    for_each_output_line({"sacctmgr", "-n", "-P", "show", "associations", "cluster=" + ctx.cluster,
-                          "format=ID,Account,User,ParentName,Share,Partition"},
-                         [&](const std::string& line) {
-                             std::vector<std::string> f = split(line, '|');
-                             if (f.size() < 6 || !f[5].empty()) return;
-                             fairshare::Shares shares = f[4] == "parent" ? fairshare::Shares::parent()
-                                                                         : fairshare::Shares::of(std::stoul(f[4]));
-                             add_association(ctx, std::stoul(f[0]), f[1], f[2], f[3], shares);
-                         });
+    run_program({"sacctmgr", "-n", "-P", "show", "associations", "cluster=" + ctx.cluster,
+                 "format=ID,Account,User,ParentName,Share,Partition"},
+                [&](const std::string& line) {
+                    std::vector<std::string> f = split(line, '|');
+                    if (f.size() < 6 || !f[5].empty()) return;
+                    fairshare::Shares shares =
+                        f[4] == "parent" ? fairshare::Shares::parent() : fairshare::Shares::of(std::stoul(f[4]));
+                    add_association(ctx, std::stoul(f[0]), f[1], f[2], f[3], shares);
+                });
 }
 
 void load_usage_factors_sacctmgr(LiveContext& ctx) {
-    for_each_output_line({"sacctmgr", "-n", "-P", "show", "qos", "format=Name,UsageFactor"},
-                         [&](const std::string& line) {
-                             std::vector<std::string> f = split(line, '|');
-                             if (f.size() >= 2 && !f[1].empty())
-                                 ctx.usage_factor[f[0]] = std::strtod(f[1].c_str(), nullptr);
-                         });
+    run_program({"sacctmgr", "-n", "-P", "show", "qos", "format=Name,UsageFactor"}, [&](const std::string& line) {
+        std::vector<std::string> f = split(line, '|');
+        if (f.size() >= 2 && !f[1].empty()) ctx.usage_factor[f[0]] = std::strtod(f[1].c_str(), nullptr);
+    });
 }
 
 std::time_t sacct_time(const std::string& text) {
@@ -396,21 +380,59 @@ std::time_t sacct_time(const std::string& text) {
     return when ? std::chrono::system_clock::to_time_t(*when) : 0;
 }
 
-void load_usage_sacct(LiveContext& ctx, ReportModel& model, const Options& options) {
+// sacct's TimelimitRaw: minutes, or "UNLIMITED"/"Partition_Limit" (no limit of the job's own).
+std::int64_t sacct_limit(const std::string& text) {
+    char* end = nullptr;
+    unsigned long long minutes = std::strtoull(text.c_str(), &end, 10);
+    return end != text.c_str() && *end == '\0' ? limit_seconds(minutes) : 0;
+}
+
+void load_jobs_sacct(LiveContext& ctx, const AccountingQuery& query) {
     setenv("TZ", "UTC", 1);
-    std::string from = format_iso8601(query_start(ctx.header.settings)).substr(0, 19);
-    std::string to = format_iso8601(ctx.header.settings.now).substr(0, 19);
-    for_each_output_line({options.sacct, "--parsable2", "--noheader", "--allusers", "--allocations", "--duplicates",
-                          "--clusters=" + ctx.cluster, "--starttime=" + from, "--endtime=" + to,
-                          "--format=JobIDRaw,AssocID,Start,End,ElapsedRaw,AllocTRES,QOS"},
-                         [&](const std::string& line) {
-                             std::vector<std::string> f = split(line, '|');
-                             if (f.size() < 7 || f[1].empty()) return;
-                             std::time_t end = f[3] == "Unknown" ? 0 : sacct_time(f[3]);
-                             charge_job(ctx, model, std::stoul(f[1]), sacct_time(f[2]), end,
-                                        std::strtod(f[4].c_str(), nullptr), parse_tres(f[5], ctx.tres_names), f[6],
-                                        f[0]);
-                         });
+    std::string from = format_iso8601(query.from).substr(0, 19);
+    std::string to = format_iso8601(query.to).substr(0, 19);
+    run_program({query.sacct, "--parsable2", "--noheader", "--allusers", "--allocations", "--duplicates",
+                 "--clusters=" + ctx.cluster, "--starttime=" + from, "--endtime=" + to,
+                 "--format=JobIDRaw,AssocID,Start,End,ElapsedRaw,AllocTRES,QOS,Submit,TimelimitRaw"},
+                [&](const std::string& line) {
+                    std::vector<std::string> f = split(line, '|');
+                    if (f.size() < 9 || f[1].empty()) return;
+                    JobTres tres = parse_tres(f[5], ctx.tres_names);
+                    AccountedJob job{f[0],
+                                     {},
+                                     {},
+                                     f[6],
+                                     sacct_time(f[7]),
+                                     sacct_time(f[2]),
+                                     f[3] == "Unknown" ? 0 : sacct_time(f[3]),
+                                     std::strtod(f[4].c_str(), nullptr),
+                                     sacct_limit(f[8]),
+                                     tres.billing,
+                                     tres.cpus,
+                                     tres.gpus};
+                    hand_over(ctx, std::stoul(f[1]), job);
+                });
+}
+
+// The tree (handed to `on_header`), then every job record of the query to ctx.on_job.
+void load_accounting(LiveContext& ctx, const AccountingQuery& query,
+                     const std::function<void(const InputHeader&)>& on_header) {
+    ctx.header.source = "slurmdbd";
+    if (query.use_sacct) {
+        load_associations_sacctmgr(ctx);
+        load_usage_factors_sacctmgr(ctx);
+        on_header(ctx.header);
+        load_jobs_sacct(ctx, query);
+        return;
+    }
+    void* db = slurmdb_connection_get(nullptr);
+    if (!db) throw std::runtime_error("cannot connect to slurmdbd: " + slurm_error());
+    std::unique_ptr<void*, void (*)(void**)> guard(&db, [](void** conn) { slurmdb_connection_close(conn); });
+    load_associations_slurmdb(ctx, db);
+    load_tres_names(ctx, db);
+    load_usage_factors_slurmdb(ctx, db);
+    on_header(ctx.header);
+    load_jobs_slurmdb(ctx, db, query);
 }
 
 // sprio -l's view of one pending job: the weighted factors slurmctld's priority plugin computed.
@@ -448,27 +470,25 @@ void print_job_factors(std::ostream& out, std::uint32_t job_id) {
 void load_live(const Options& options, ReportModel& model) {
     slurm_init(nullptr);
     LiveContext ctx;
-    ctx.header.source = "slurmdbd";
     ctx.header.settings = read_settings(options, ctx.cluster);
-    if (options.use_sacct) {
-        load_associations_sacctmgr(ctx);
-        load_usage_factors_sacctmgr(ctx);
-        model.begin(ctx.header);
-        load_usage_sacct(ctx, model, options);
-    } else {
-        void* db = slurmdb_connection_get(nullptr);
-        if (!db) throw std::runtime_error("cannot connect to slurmdbd: " + slurm_error());
-        std::unique_ptr<void*, void (*)(void**)> guard(&db, [](void** conn) { slurmdb_connection_close(conn); });
-        load_associations_slurmdb(ctx, db);
-        load_tres_names(ctx, db);
-        load_usage_factors_slurmdb(ctx, db);
-        model.begin(ctx.header);
-        load_usage_slurmdb(ctx, model, db);
-    }
+    ctx.on_job = [&](const AccountedJob& job) { charge_job(ctx, model, job); };
+    AccountingQuery query{query_start(ctx.header.settings), ctx.header.settings.now, options.use_sacct, options.sacct};
+    load_accounting(ctx, query, [&](const InputHeader& header) { model.begin(header); });
     model.finish(ctx.header.settings);
     if (ctx.skipped > 0)
         std::fprintf(stderr, "fairway-report: note: %zu job record(s) of deleted associations were skipped\n",
                      ctx.skipped);
+}
+
+std::size_t read_accounting(const AccountingQuery& query, const std::function<void(const InputHeader&)>& on_header,
+                            const std::function<void(const AccountedJob&)>& on_job) {
+    slurm_init(nullptr);
+    LiveContext ctx;
+    ctx.header.settings = read_settings(Options{}, ctx.cluster);
+    ctx.header.settings.now = query.to;
+    ctx.on_job = on_job;
+    load_accounting(ctx, query, on_header);
+    return ctx.skipped;
 }
 
 int explain_live_job(const Options& options, const ReportModel& model, std::ostream& out) {

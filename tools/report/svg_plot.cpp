@@ -1,21 +1,15 @@
 #include "report/svg_plot.h"
 
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <sstream>
 #include <stdexcept>
 
 #include "common/iso8601.h"
 #include "common/slurm_time.h"
+#include "report/child_process.h"
 #include "report/svg_text.h"
-
-extern char** environ;
 
 namespace fairway::report {
 namespace {
@@ -174,20 +168,12 @@ std::string render_report_svg(const ReportModel& model) {
 }
 
 void convert_svg_to_png(const std::string& svg_path, const std::string& png_path) {
-    std::string program = "rsvg-convert";
-    std::vector<std::string> args = {program, "--format=png", "--output=" + png_path, svg_path};
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    int rc = posix_spawnp(&pid, program.c_str(), nullptr, nullptr, argv.data(), environ);
-    if (rc != 0)
-        throw std::runtime_error("cannot run rsvg-convert (install Debian's librsvg2-bin): " +
-                                 std::string(std::strerror(rc)));
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        throw std::runtime_error("rsvg-convert failed to write " + png_path);
+    try {
+        tools::run_program({"rsvg-convert", "--format=png", "--output=" + png_path, svg_path});
+    } catch (const std::runtime_error& error) {
+        throw std::runtime_error(std::string(error.what()) + " writing " + png_path +
+                                 " (rsvg-convert is Debian's librsvg2-bin)");
+    }
 }
 
 }  // namespace fairway::report

@@ -51,9 +51,38 @@ sim::ClusterSpec cluster_of(const Options& options, const sim::SwfHeader& header
     return spec;
 }
 
-using AssociationKey = std::pair<std::string, std::string>;  // (account, user)
-
 AssociationKey key_of(const SwfJob& swf) { return {swf_account_name(swf.group), swf_user_name(swf.user)}; }
+
+// An SWF file as an input, read one line at a time.
+class SwfTrace : public JobSource {
+public:
+    explicit SwfTrace(std::string path) : path_(std::move(path)) { rewind(); }
+    const std::string& name() const override { return path_; }
+    const sim::SwfHeader& header() const override { return reader_->header(); }
+    void rewind() override {
+        reader_.reset();
+        in_ = open_trace(path_);
+        in_.seekg(0, std::ios::end);
+        size_ = static_cast<double>(in_.tellg());
+        in_.seekg(0);
+        reader_ = std::make_unique<SwfReader>(in_, path_);
+    }
+    std::optional<InputJob> next(const sim::TraceShape& shape) override {
+        std::optional<SwfJob> swf = reader_->next();
+        if (!swf) return std::nullopt;
+        InputJob job{sim::replayed_job(*swf, shape, 0), key_of(*swf), {path_, swf->line, "user_id"}, false};
+        if (const SimJob* replayed = std::get_if<SimJob>(&job.job))
+            job.killed_at_limit = swf->run_time > replayed->limit;
+        return job;
+    }
+    double fraction_read() const override { return size_ > 0 ? static_cast<double>(in_.tellg()) / size_ : 0; }
+
+private:
+    std::string path_;
+    mutable std::ifstream in_;  // tellg() for the progress bar
+    std::unique_ptr<SwfReader> reader_;
+    double size_ = 0;
+};
 
 // What the first pass learns: every (account, user) and the billing-seconds each runs.
 struct TraceFacts {
@@ -66,25 +95,29 @@ double billing_of(const sim::SimConfig& config, const SimJob& job) {
            static_cast<double>(job.run);
 }
 
-TraceFacts scan_trace(const Options& options, const sim::TraceShape& shape) {
-    std::ifstream in = open_trace(options.trace);
-    SwfReader reader(in, options.trace);
+TraceFacts scan_input(const Options& options, JobSource& input, const sim::TraceShape& shape) {
     TraceFacts facts;
     std::uint64_t read = 0;
-    while (std::optional<SwfJob> swf = reader.next()) {
+    while (std::optional<InputJob> next = input.next(shape)) {
         if (options.max_jobs && read++ >= *options.max_jobs) break;
-        auto replayed = sim::replayed_job(*swf, shape, 0);
-        if (const SimJob* job = std::get_if<SimJob>(&replayed))
-            facts.billing[key_of(*swf)] += billing_of(options.config, *job);
+        if (const SimJob* job = std::get_if<SimJob>(&next->job))
+            facts.billing[next->key] += billing_of(options.config, *job);
     }
+    input.rewind();
     return facts;
 }
 
-std::unique_ptr<sim::Population> population_of(const Options& options, const TraceFacts& facts) {
+std::unique_ptr<sim::Population> population_of(const Options& options, const JobSource& input,
+                                               const TraceFacts& facts) {
+    if (options.tree.empty() && input.association_tree()) {
+        report::ReportModel model;
+        model.begin(*input.association_tree());
+        return std::make_unique<sim::Population>(model.tree());
+    }
     if (options.tree.empty()) {
         std::vector<AssociationKey> pairs;
         for (const auto& [key, billing] : facts.billing) pairs.push_back(key);
-        if (pairs.empty()) throw InputError({options.trace, 0, ""}, "the trace has no job to replay");
+        if (pairs.empty()) throw InputError({input.name(), 0, ""}, "no job to replay");
         return std::make_unique<sim::Population>(sim::Population::derived(pairs));
     }
     report::ReportModel model;
@@ -140,21 +173,16 @@ void StartLog::job_started(const sim::SimJob& job, std::int64_t start, bool back
          << (backfilled ? "backfill" : "main") << '\n';
 }
 
-ReplayResult replay_trace(const Options& options, const ProgressSink& progress, std::ostream* starts) {
+ReplayResult replay(const Options& options, JobSource& input, const ProgressSink& progress, std::ostream* starts) {
     ReplayResult result;
-    result.trace = options.trace;
-    std::ifstream in = open_trace(options.trace);
-    in.seekg(0, std::ios::end);
-    const auto size = static_cast<double>(in.tellg());
-    in.seekg(0);
-    SwfReader reader(in, options.trace);
-    result.header = reader.header();
-    result.cluster = cluster_of(options, result.header, options.trace);
+    result.trace = input.name();
+    result.header = input.header();
+    result.cluster = cluster_of(options, result.header, input.name());
     result.time_origin = options.start.value_or(result.header.unix_start_time.value_or(0));
     const sim::TraceShape shape{result.time_origin, options.procs_are, result.cluster.capacity()};
 
-    const TraceFacts facts = scan_trace(options, shape);
-    result.population = population_of(options, facts);
+    const TraceFacts facts = scan_input(options, input, shape);
+    result.population = population_of(options, input, facts);
     choose_shown(result, options, facts);
     sim::StatisticsConfig statistics = options.statistics;
     statistics.tracked_entities = result.tracked_entities;
@@ -171,28 +199,27 @@ ReplayResult replay_trace(const Options& options, const ProgressSink& progress, 
     }
 
     std::optional<std::int64_t> last_submit;
-    while (std::optional<SwfJob> swf = reader.next()) {
+    while (std::optional<InputJob> next = input.next(shape)) {
         if (options.max_jobs && result.jobs_read >= *options.max_jobs) break;
         ++result.jobs_read;
-        auto replayed = sim::replayed_job(*swf, shape, 0);
-        if (const sim::SkipReason* reason = std::get_if<sim::SkipReason>(&replayed)) {
+        if (const sim::SkipReason* reason = std::get_if<sim::SkipReason>(&next->job)) {
             ++result.skipped[static_cast<std::size_t>(*reason)];
             continue;
         }
-        SimJob& job = std::get<SimJob>(replayed);
-        std::optional<std::size_t> node = association_of(*result.population, key_of(*swf));
+        SimJob& job = std::get<SimJob>(next->job);
+        std::optional<std::size_t> node = association_of(*result.population, next->key);
         if (!node)
-            throw InputError({options.trace, swf->line, "user_id"},
-                             swf_user_name(swf->user) + " has no association in " + options.tree);
+            throw InputError(next->where, next->key.second + " has no association in " +
+                                              (options.tree.empty() ? std::string("the tree") : options.tree));
         job.association = *node;
         if (last_submit && job.submit < *last_submit)
-            throw InputError({options.trace, swf->line, "submit_time"},
+            throw InputError({next->where.file, next->where.line, "submit_time"},
                              "the job is submitted before the one above it; an SWF trace is sorted by submit time");
         last_submit = job.submit;
-        result.killed_at_limit += swf->run_time > job.limit ? 1 : 0;
+        result.killed_at_limit += next->killed_at_limit ? 1 : 0;
         for (auto& simulator : result.simulators) simulator->submit(job);
-        if (++result.jobs_replayed % 4096 == 0 && progress && size > 0) {
-            double read = static_cast<double>(in.tellg()) / size;
+        if (++result.jobs_replayed % 4096 == 0 && progress) {
+            double read = input.fraction_read();
             if (options.max_jobs)
                 read = std::max(read, static_cast<double>(result.jobs_read) / static_cast<double>(*options.max_jobs));
             progress(std::min(read, 1.0), result.jobs_replayed);
@@ -201,6 +228,42 @@ ReplayResult replay_trace(const Options& options, const ProgressSink& progress, 
     for (auto& simulator : result.simulators) simulator->finish();
     if (progress) progress(1.0, result.jobs_replayed);
     return result;
+}
+
+ReplayResult replay_trace(const Options& options, const ProgressSink& progress, std::ostream* starts) {
+    SwfTrace trace(options.trace);
+    return replay(options, trace, progress, starts);
+}
+
+AccountingTrace::AccountingTrace(std::string name, sim::SwfHeader header)
+    : name_(std::move(name)), header_(std::move(header)) {}
+
+void AccountingTrace::add(const std::string& account, const std::string& user, const sim::AccountedRun& run) {
+    AssociationKey key{account, user};
+    auto [slot, added] = key_index_.try_emplace(key, static_cast<std::uint32_t>(keys_.size()));
+    if (added) keys_.push_back(std::move(key));
+    entries_.push_back({run, slot->second});
+}
+
+void AccountingTrace::seal() {
+    std::stable_sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+        return a.run.submit != b.run.submit ? a.run.submit < b.run.submit : a.run.id < b.run.id;
+    });
+}
+
+std::optional<InputJob> AccountingTrace::next(const sim::TraceShape& shape) {
+    if (next_ >= entries_.size()) return std::nullopt;
+    const Entry& entry = entries_[next_++];
+    InputJob job{sim::accounted_job(entry.run, shape.capacity, 0),
+                 keys_[entry.key],
+                 {name_, 0, "job " + std::to_string(entry.run.id)},
+                 false};
+    job.killed_at_limit = entry.run.limit > 0 && entry.run.elapsed > entry.run.limit;
+    return job;
+}
+
+double AccountingTrace::fraction_read() const {
+    return entries_.empty() ? 1.0 : static_cast<double>(next_) / static_cast<double>(entries_.size());
 }
 
 }  // namespace fairway::simtool

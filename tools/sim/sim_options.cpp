@@ -60,6 +60,30 @@ void billing_of(const std::string& text, sim::SimConfig& config) {
     }
 }
 
+// An ISO-8601 time, or a date alone (its midnight, UTC).
+std::int64_t epoch_of(const std::string& option, const std::string& text) {
+    std::optional<UnixTime> t = parse_iso8601(text.size() == 10 ? text + "T00:00:00Z" : text);
+    if (!t) throw UsageError(option + ": '" + text + "' is not an ISO-8601 time or date");
+    return t->time_since_epoch().count();
+}
+
+// "FROM..TO" or "FROM" (up to now, which the reader then takes as TO).
+void accounting_period_of(const std::string& text, Options& o) {
+    std::size_t dots = text.find("..");
+    o.accounting_from = epoch_of("--accounting", text.substr(0, dots));
+    if (dots != std::string::npos) o.accounting_to = epoch_of("--accounting", text.substr(dots + 2));
+    if (o.accounting_to && *o.accounting_to <= *o.accounting_from)
+        throw UsageError("--accounting: '" + text + "' ends before it starts");
+}
+
+void check_input(const Options& o) {
+    if (o.trace.empty() && !o.accounting_from) throw UsageError("no trace file given (or --accounting FROM[..TO])");
+    if (!o.trace.empty() && o.accounting_from) throw UsageError("a trace file or --accounting, not both");
+    if (o.use_sacct && !o.accounting_from) throw UsageError("--sacct reads accounting: give --accounting FROM[..TO]");
+    if (o.accounting_from && (!o.nodes || (!o.cores_per_node && !o.gpus_per_node)))
+        throw UsageError("--accounting needs the cluster: --nodes and --cores-per-node (and --gpus-per-node)");
+}
+
 }  // namespace
 
 std::vector<sim::PolicySpec> default_policies() {
@@ -92,12 +116,8 @@ Options parse_options(const std::vector<std::string>& args) {
              if (v != "cores" && v != "gpus") throw UsageError("--procs-are: '" + v + "' is not cores or gpus");
              o.procs_are = v == "gpus" ? sim::ProcsAre::kGpus : sim::ProcsAre::kCores;
          }},
-        {"--start",
-         [&](const std::string& v) {
-             std::optional<UnixTime> t = parse_iso8601(v);
-             if (!t) throw UsageError("--start: '" + v + "' is not an ISO-8601 time");
-             o.start = t->time_since_epoch().count();
-         }},
+        {"--start", [&](const std::string& v) { o.start = epoch_of("--start", v); }},
+        {"--accounting", [&](const std::string& v) { accounting_period_of(v, o); }},
         {"--calc-period",
          [&](const std::string& v) { o.config.calc_period = Seconds{duration_of("--calc-period", v)}; }},
         {"--weight-age",
@@ -127,6 +147,7 @@ Options parse_options(const std::vector<std::string>& args) {
     };
     const std::map<std::string, std::function<void()>> flags = {
         {"--favor-small", [&] { o.config.priority.favor_small = true; }},
+        {"--sacct", [&] { o.use_sacct = true; }},
         {"--users", [&] { o.users_table = true; }},
         {"--json", [&] { o.json = true; }},
         {"--quiet", [&] { o.progress = false; }},
@@ -156,7 +177,7 @@ Options parse_options(const std::vector<std::string>& args) {
         }
     }
     if (o.help) return o;
-    if (o.trace.empty()) throw UsageError("no trace file given");
+    check_input(o);
     if (o.policies.empty()) o.policies = default_policies();
     if (!o.png.empty() && o.svg.empty()) throw UsageError("--png needs --svg (the PNG is made from the SVG)");
     try {
@@ -169,8 +190,16 @@ Options parse_options(const std::vector<std::string>& args) {
 
 const char* usage_text() {
     return R"(usage: fairway-sim TRACE.swf [options]
-Replays a Standard Workload Format trace under each policy with fairway's fair-share core and
-compares waits, slowdowns, utilization, delivered against entitled shares and recovery.
+       fairway-sim --accounting FROM[..TO] --nodes N --cores-per-node C [options]
+Replays a Standard Workload Format trace, or the site's own jobs from slurmdbd, under each
+policy with fairway's fair-share core and compares waits, slowdowns, utilization, delivered
+against entitled shares and recovery.
+
+  --accounting FROM[..TO]  the jobs submitted in [FROM, TO) (ISO-8601 times or dates, UTC; TO
+                         default now) as slurmdbd
+                         recorded them: submit time, run time, time limit, cores and GPUs, the
+                         association tree and its shares (SLURM_CONF names the cluster)
+  --sacct                with --accounting: read through sacct and sacctmgr instead of libslurmdb
 
   --policy SPEC          a policy to compare (repeat); default: fcfs, multifactor:half_life=7-0,
                          fairway:window=14-0,half_life=7-0, fairway:window=7-0,half_life=0,
@@ -180,7 +209,8 @@ compares waits, slowdowns, utilization, delivered against entitled shares and re
   --nodes N  --cores-per-node C  --gpus-per-node G
                          the cluster; default from the trace's MaxNodes and MaxProcs
   --procs-are cores|gpus what an SWF processor is (default cores)
-  --start TIME           ISO-8601 time of the trace's time 0 (default its UnixStartTime)
+  --start TIME           ISO-8601 time (or date) of the trace's time 0 (default its UnixStartTime;
+                         with --accounting, FROM)
   --calc-period DUR      PriorityCalcPeriod (5:00)
   --weight-age N  --weight-fairshare N  --weight-jobsize N  --max-age DUR  --favor-small
                          multifactor weights (1000, 10000, 1000, 7-0)

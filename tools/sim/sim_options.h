@@ -3,10 +3,10 @@
 
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "report/tool_main.h"
 #include "sim/policy.h"
 #include "sim/statistics.h"
 #include "sim/workload.h"
@@ -14,7 +14,11 @@
 namespace fairway::simtool {
 
 struct Options {
-    std::string trace;                      // the SWF file
+    std::string trace;  // the SWF file
+    // --accounting FROM[..TO]: the site's own jobs submitted in [FROM, TO) (epoch seconds), read
+    // from slurmdbd (or with --sacct through sacct) instead of a trace.
+    std::optional<std::int64_t> accounting_from, accounting_to;
+    bool use_sacct = false;
     std::vector<sim::PolicySpec> policies;  // default_policies() when none is given
     std::string tree;                       // --tree FILE.json; empty: derived from the trace
     std::optional<std::uint32_t> nodes;     // else from the header
@@ -34,11 +38,7 @@ struct Options {
     bool help = false;
 };
 
-// Thrown for a bad command line; main prints it with the usage text and exits 2.
-class UsageError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
+using tools::UsageError;  // main prints it with the usage text and exits 2
 
 Options parse_options(const std::vector<std::string>& args);
 std::vector<sim::PolicySpec> default_policies();

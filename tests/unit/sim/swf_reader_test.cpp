@@ -139,3 +139,37 @@ TEST(ReplayedJob, UsesAllocatedElseRequestedProcessorsAndCutsAtTheLimit) {
     swf.run_time = -1;
     EXPECT_EQ(std::get<SkipReason>(replayed_job(swf, shape, 0)), SkipReason::kUnknownRunTime);
 }
+
+TEST(AccountedJob, RunsForItsElapsedTimeCutAtItsLimitAndSkipsWhatDidNotRun) {
+    const Need cluster{64, 16};
+    AccountedRun run;
+    run.id = 42;
+    run.submit = 1000;
+    run.start = 1030;
+    run.end = 1100;
+    run.elapsed = 60;  // 10 s of it suspended
+    run.limit = 120;
+    run.need = Need{4, 1};
+    auto job = std::get<SimJob>(accounted_job(run, cluster, 7));
+    EXPECT_EQ(job.id, 42);
+    EXPECT_EQ(job.submit, 1000);  // accounting times are already epoch seconds
+    EXPECT_EQ(job.run, 60);
+    EXPECT_EQ(job.limit, 120);
+    EXPECT_EQ(job.need, (Need{4, 1}));  // cores and GPUs together, as allocated
+    EXPECT_EQ(job.association, 7U);
+
+    run.limit = 0;  // no limit of its own: the run time is the estimate
+    EXPECT_EQ(std::get<SimJob>(accounted_job(run, cluster, 0)).limit, 60);
+    run.limit = 30;  // ran past its limit (OverTimeLimit): killed there in the replay
+    EXPECT_EQ(std::get<SimJob>(accounted_job(run, cluster, 0)).run, 30);
+
+    run.need = Need{65, 0};
+    EXPECT_EQ(std::get<SkipReason>(accounted_job(run, cluster, 0)), SkipReason::kLargerThanCluster);
+    run.need = Need{0, 0};
+    EXPECT_EQ(std::get<SkipReason>(accounted_job(run, cluster, 0)), SkipReason::kNoProcessors);
+    run.need = Need{1, 0};
+    run.end = 0;
+    EXPECT_EQ(std::get<SkipReason>(accounted_job(run, cluster, 0)), SkipReason::kUnknownRunTime);
+    run.start = 0;
+    EXPECT_EQ(std::get<SkipReason>(accounted_job(run, cluster, 0)), SkipReason::kNeverStarted);
+}
