@@ -30,4 +30,4 @@ tests_unit_fairway_unit_SOURCES += tests/unit/report/iso8601_test.cpp tests/unit
 tests_unit_fairway_unit_CPPFLAGS += -I$(top_srcdir)/tools
 # The report library needs the core, so the core (and what it needs) is named again after it.
 tests_unit_fairway_unit_LDADD += tools/libfairway-report.la libfairway/libfairway.la $(YAMLCPP_LIBS)
-EXTRA_DIST += tools/README.md tools/examples/demo-input.json tools/examples/demo.svg
+EXTRA_DIST += tools/README.md tools/examples/demo-input.json tools/examples/demo.svg tools/examples/sim-small.svg
