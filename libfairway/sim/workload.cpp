@@ -51,9 +51,9 @@ std::variant<SimJob, SkipReason> replayed_job(const SwfJob& swf, const TraceShap
 }
 
 std::variant<SimJob, SkipReason> accounted_job(const AccountedRun& run, const Need& capacity, std::size_t association) {
-    if (run.start <= 0) return SkipReason::kNeverStarted;
+    // Slurm gives a job cancelled while pending a start time (its end) but no allocation.
+    if (run.start <= 0 || (run.need.cores <= 0 && run.need.gpus <= 0)) return SkipReason::kNeverStarted;
     if (run.end <= 0 || run.elapsed < 0) return SkipReason::kUnknownRunTime;
-    if (run.need.cores <= 0 && run.need.gpus <= 0) return SkipReason::kNoProcessors;
     SimJob job;
     job.id = run.id;
     job.submit = run.submit;

@@ -63,8 +63,8 @@ struct AccountedRun {
 };
 
 // An accounted run as the simulator replays it:
-//   never started: skipped (it used nothing); still running: skipped (its run time is unknown);
-//   no cores and no GPUs, or larger than the cluster: skipped;
+//   never started (no start time, or no cores and no GPUs allocated): skipped, it used nothing;
+//   still running: skipped (its run time is unknown); larger than the cluster: skipped;
 //   run   = elapsed, cut at the limit;
 //   limit = the time limit, else the run time (a perfect estimate).
 std::variant<SimJob, SkipReason> accounted_job(const AccountedRun& run, const Need& capacity, std::size_t association);

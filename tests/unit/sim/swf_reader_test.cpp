@@ -165,8 +165,8 @@ TEST(AccountedJob, RunsForItsElapsedTimeCutAtItsLimitAndSkipsWhatDidNotRun) {
 
     run.need = Need{65, 0};
     EXPECT_EQ(std::get<SkipReason>(accounted_job(run, cluster, 0)), SkipReason::kLargerThanCluster);
-    run.need = Need{0, 0};
-    EXPECT_EQ(std::get<SkipReason>(accounted_job(run, cluster, 0)), SkipReason::kNoProcessors);
+    run.need = Need{0, 0};  // cancelled while pending: Slurm records a start (= its end), no allocation
+    EXPECT_EQ(std::get<SkipReason>(accounted_job(run, cluster, 0)), SkipReason::kNeverStarted);
     run.need = Need{1, 0};
     run.end = 0;
     EXPECT_EQ(std::get<SkipReason>(accounted_job(run, cluster, 0)), SkipReason::kUnknownRunTime);
