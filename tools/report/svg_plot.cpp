@@ -16,11 +16,7 @@ namespace {
 
 constexpr int kWidth = 900, kPanelHeight = 300, kLeft = 80, kRight = 200, kTop = 40, kBottom = 50;
 
-std::string number(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f", value);
-    return text;
-}
+std::string number(double value) { return axis_number(value, 1); }
 
 // One panel's drawing area and the mapping of data to it.
 struct Panel {

@@ -1,8 +1,9 @@
-// What every plot of the tools writes the same way: text made safe for SVG, and the colour of the
-// i-th series (one palette, so an account keeps its colour across the report's and the sim's plots).
+// What every plot of the tools writes the same way: text made safe for SVG, axis numbers, and the
+// colour of the i-th series (one palette, so an account keeps its colour across the report's and the sim's plots).
 #pragma once
 
 #include <cstddef>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,13 @@ inline std::string svg_escaped(std::string_view text) {
         else out += c;
     }
     return out;
+}
+
+// An axis label: `value` with `decimals` digits after the point.
+inline std::string axis_number(double value, int decimals) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return text;
 }
 
 inline const char* series_color(std::size_t i) {

@@ -10,16 +10,13 @@
 namespace fairway::simtool {
 namespace {
 
+using report::axis_number;
 using report::series_color;
 using report::svg_escaped;
 
 constexpr int kWidth = 900, kPanelHeight = 300, kLeft = 80, kRight = 210, kTop = 40, kBottom = 50;
 
-std::string number(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f", value);
-    return text;
-}
+std::string number(double value) { return axis_number(value, 2); }
 
 std::string date(std::int64_t t) { return format_iso8601(UnixTime{Seconds{t}}).substr(0, 10); }
 
