@@ -3,11 +3,16 @@
 # PLUGIN_HOME, the ports, CLUSTER_NAME, NODES, MUNGE_SOCK, DB_PASS and MYSQL_PORT).
 # slurm.conf = the defaults below, then the KEY=VALUE lines of $STATE/etc/overrides (conf-set).
 
-# Slurm's own plugins: Debian's, or those of the installation FAIRWAY_SLURM names.
+# Slurm's own plugins: Debian's, or those of the installation FAIRWAY_SLURM names. The four slurmd
+# share one munged: 24.11's cred/munge refuses the launch credential as replayed on all but the
+# first node (src/plugins/cred/munge/cred_munge.c, unless Slurm is built with
+# --enable-multiple-slurmd), so a 24.11 cluster signs no credential (cred/none, one host anyway).
 if [ -n "${FAIRWAY_SLURM:-}" ] && [ "${FAIRWAY_SLURM%/}" != /usr ]; then
     SYSTEM_PLUGIN_DIR=${FAIRWAY_SLURM%/}/lib/slurm
+    CRED_TYPE=cred/none
 else
     SYSTEM_PLUGIN_DIR=/usr/lib/x86_64-linux-gnu/slurm-wlm
+    CRED_TYPE=cred/munge
 fi
 GPU_TYPE_OF_NODE=(none a100 a100 h100 h100)   # index = node number
 
@@ -55,7 +60,7 @@ SlurmctldPort=$CTLD_PORT
 SlurmUser=slurm
 SlurmdUser=root
 AuthType=auth/munge
-CredType=cred/munge
+CredType=$CRED_TYPE
 AuthInfo=socket=$MUNGE_SOCK
 PluginDir=$SYSTEM_PLUGIN_DIR:$STATE/plugins
 PlugStackConfig=$STATE/etc/plugstack.conf

@@ -26,7 +26,8 @@ as_user() {
     (cd /tmp && runuser -u "$user" -- env SLURM_CONF="$SLURM_CONF" PATH="$PATH" "$@")
 }
 
-slurmctld_pid() { cat "$CLUSTER_STATE/run/slurmctld.pid"; }
+# The first line only: 24.11's re-executed slurmctld leaves the old pid's tail behind it.
+slurmctld_pid() { head -n 1 "$CLUSTER_STATE/run/slurmctld.pid"; }
 
 # slurmctld_log_since_start: slurmctld's log from its latest start on.
 slurmctld_log_since_start() {
