@@ -51,7 +51,8 @@ int main(int argc, char **argv) {
     return 0;
 }
 C
-gcc -o "$work/raw-submit" "$work/raw-submit.c" -lslurm || fail "cannot build the raw submitter"
+# shellcheck disable=SC2086  # SLURM_PROGRAM_FLAGS: several words (testlib.sh)
+gcc $SLURM_PROGRAM_FLAGS -o "$work/raw-submit" "$work/raw-submit.c" -lslurm || fail "cannot build the raw submitter"
 raw() { as_user alice "$work/raw-submit" "$@" 2>&1; }
 chown alice "$work"
 
