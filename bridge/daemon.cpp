@@ -76,10 +76,11 @@ quota::Instant monotonic_now() {
 
 void log_cycle(const CycleReport& report, std::chrono::milliseconds took) {
     for (const auto& [name, g] : report.groups) {
-        std::string slurm =
-            g.reading[0] ? std::to_string(g.reading[0]->limit) + "/" + std::to_string(g.reading[0]->used) : "unread";
-        std::string kube =
-            g.reading[1] ? std::to_string(g.reading[1]->limit) + "/" + std::to_string(g.reading[1]->used) : "unread";
+        auto limit_used = [&](quota::Side side) {
+            const auto& r = g.reading[side];
+            return r ? std::to_string(r->limit) + "/" + std::to_string(r->used) : std::string("unread");
+        };
+        std::string slurm = limit_used(quota::Side::slurm), kube = limit_used(quota::Side::kubernetes);
         log_event(LogLevel::debug, "group",
                   {{"group", name},
                    {"quota", std::to_string(g.quota)},
@@ -198,7 +199,7 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
     auto http = connect_kubernetes(config);
     KubeApi api(*http, RetryPolicy{}, sleep_for);
     SlurmClient slurm(config.slurm);
-    auto reconciler = std::make_unique<Reconciler>(config, api, slurm, options.dry_run, monotonic_now());
+    auto reconciler = std::make_unique<Reconciler>(config, api, slurm, options.dry_run, monotonic_now);
     std::unique_ptr<LeaderLease> lease = elect(options, config, api, slurm);
     const std::chrono::seconds retry(config.leader_election.retry_period_seconds);
     bool leading = lease == nullptr;
@@ -226,7 +227,7 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
             leading = lease->holds();
             // A new term starts like a fresh process: no protocol state from an earlier term.
             if (std::exchange(term, lease->term()) != lease->term())
-                reconciler = std::make_unique<Reconciler>(config, api, slurm, options.dry_run, monotonic_now());
+                reconciler = std::make_unique<Reconciler>(config, api, slurm, options.dry_run, monotonic_now);
         }
         if (!leading) {
             if (options.once) return refuse_once(config.leader_election, *lease);

@@ -32,13 +32,14 @@ void render_groups(std::ostringstream& out, const CycleReport& last) {
         {"fairway_bridge_group_limit_gpus", "Limit the side enforces (GrpTRES or queue quota).",
          &quota::SideReading::limit},
         {"fairway_bridge_group_used_gpus", "GPUs in use on the side.", &quota::SideReading::used},
-        {"fairway_bridge_group_pending", "Pending demand on the side (GPUs for Slurm, workloads for Kubernetes).",
+        {"fairway_bridge_group_pending",
+         "GPUs requested by pending work on the side (Slurm jobs; Kueue Workloads or Volcano PodGroups).",
          &quota::SideReading::pending}};
     for (const auto& field : fields) {
         gauge(out, field.metric, field.help);
         for (const auto& [name, g] : last.groups)
             for (quota::Side side : quota::kBothSides)
-                if (const auto& r = g.reading[static_cast<int>(side)])
+                if (const auto& r = g.reading[side])
                     out << field.metric << "{group=\"" << name << "\",side=\"" << quota::side_name(side) << "\"} "
                         << (*r).*field.member << "\n";
     }
@@ -46,7 +47,7 @@ void render_groups(std::ostringstream& out, const CycleReport& last) {
     for (const auto& [name, g] : last.groups)
         for (quota::Side side : quota::kBothSides)
             out << "fairway_bridge_group_target_gpus{group=\"" << name << "\",side=\"" << quota::side_name(side)
-                << "\"} " << g.decision.target[static_cast<int>(side)] << "\n";
+                << "\"} " << g.decision.target[side] << "\n";
     gauge(out, "fairway_bridge_group_held", "1 when the last cycle held a change back, labelled with why.");
     for (const auto& [name, g] : last.groups)
         out << "fairway_bridge_group_held{group=\"" << name << "\",reason=\"" << quota::hold_name(g.decision.hold)

@@ -1,6 +1,10 @@
 #include "reconciler.h"
 
+#include <algorithm>
+#include <chrono>
 #include <set>
+
+#include "quota/leader_lease.h"
 
 #include "log.h"
 
@@ -25,17 +29,23 @@ std::string object_path(const std::string& collection, const nlohmann::json& obj
     return base + "/" + meta.value("name", "");
 }
 
+long long wall_clock_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
 bool is_decrease(const GroupReport& g, Side side) {
-    const auto& write = g.decision.write[static_cast<int>(side)];
-    const auto& seen = g.reading[static_cast<int>(side)];
+    const auto& write = g.decision.write[side];
+    const auto& seen = g.reading[side];
     return write && seen && *write < seen->limit;
 }
 
 }  // namespace
 
-Reconciler::Reconciler(quota::BridgeConfig config, KubeApi& kube, SlurmClient& slurm, bool dry_run, quota::Instant now)
-    : kube_(kube), slurm_(slurm), dry_run_(dry_run) {
-    reconfigure(std::move(config), now);
+Reconciler::Reconciler(quota::BridgeConfig config, KubeApi& kube, SlurmClient& slurm, bool dry_run,
+                       std::function<quota::Instant()> clock)
+    : kube_(kube), slurm_(slurm), dry_run_(dry_run), clock_(std::move(clock)) {
+    reconfigure(std::move(config), clock_());
 }
 
 void Reconciler::reconfigure(quota::BridgeConfig config, quota::Instant now) {
@@ -92,14 +102,30 @@ bool Reconciler::read_unlisted_queues(Observed& observed) {
     return true;
 }
 
+// Kubernetes' pending demand in GPUs (Workloads or PodGroups), one paged list for every group.
+bool Reconciler::read_demand(std::map<std::string, long>& demand) {
+    const std::string collection = quota::demand_collection(config_.kubernetes.backend);
+    ApiResult list = kube_.list(collection);
+    if (!list.ok()) {
+        log_event(LogLevel::warn, "cannot list", {{"collection", collection}, {"error", list.response.summary()}});
+        return false;
+    }
+    demand = quota::pending_gpus(config_, list.object.value("items", nlohmann::json::array()));
+    return true;
+}
+
 void Reconciler::observe_group(const quota::QuotaGroup& group, const SlurmSnapshot& slurm, bool kube_ok,
-                               const Observed& observed, quota::Instant now, GroupReport& report) {
+                               const Observed& observed, long kube_demand, quota::Instant now, GroupReport& report) {
     quota::QuotaSplit& split = splits_.at(group.name);
     auto account = slurm.accounts.find(group.accounts.front());
     if (slurm.error.empty() && account != slurm.accounts.end()) {
-        quota::SideReading r{now, account->second.limit, account->second.used, account->second.pending};
+        const AccountReading& a = account->second;
+        quota::SideReading r{
+            .read_at = now, .limit = a.limit, .used = a.used, .pending = a.pending, .stored = a.stored};
+        if (!split.explains(Side::slurm, r))
+            note_outside_change(group, Side::slurm, std::max(r.limit, r.stored), observed);
         split.observe(Side::slurm, r);
-        report.reading[0] = r;
+        report.reading[Side::slurm] = r;
     } else if (slurm.error.empty()) {
         log_event(LogLevel::warn, "Slurm account has no association",
                   {{"group", group.name}, {"account", group.accounts.front()}});
@@ -109,24 +135,72 @@ void Reconciler::observe_group(const quota::QuotaGroup& group, const SlurmSnapsh
         quota::QueueReading q;  // no queue yet: nothing admitted, limit 0
         if (queue != observed.end())
             q = quota::read_queue(queue->second, config_.kubernetes.backend, config_.kubernetes.gpu_resource);
-        quota::SideReading r{now, q.limit, q.used, q.pending, q.holdable};
-        split.observe(Side::kubernetes, r);
-        report.reading[1] = r;
+        quota::SideReading r{.read_at = now,
+                             .limit = q.limit,
+                             .used = q.used,
+                             .pending = kube_demand,
+                             .holdable = q.holdable,
+                             .in_force = q.in_force,
+                             .version = q.version};
+        report.queue_limit = q.limit;
         report.flavors = q.flavors;
+        if (!q.use_known) {
+            // Unread, not zero: a queue whose use nobody reported may be full. Its last reading ages
+            // until it is stale, and then nothing is written.
+            if (use_unknown_.insert(group.name).second)
+                log_event(LogLevel::warn, "queue use unknown (no status.allocated); not counted as read",
+                          {{"group", group.name}, {"path", queue_path(group)}});
+        } else {
+            use_unknown_.erase(group.name);
+            if (!split.explains(Side::kubernetes, r)) note_outside_change(group, Side::kubernetes, r.limit, observed);
+            split.observe(Side::kubernetes, r);
+            report.reading[Side::kubernetes] = r;
+        }
     }
     report.quota = group.gpus;
     report.decision = split.decide(now);
 }
 
-void Reconciler::write_slurm(const quota::QuotaGroup& group, long limit, quota::Instant now, CycleReport& report) {
+// A limit the protocol did not count possible was set by someone else (an admin's sacctmgr or
+// kubectl edit). A raise breaks the one-quota promise until the decision it leads to lowers it
+// again, this cycle (or once a write of ours in doubt has settled): logged, and reported as a
+// Warning Event on the group's queue. A lowering is safe and only logged; the protocol raises the
+// limit back when its side has demand.
+void Reconciler::note_outside_change(const quota::QuotaGroup& group, Side side, long limit, const Observed& observed) {
+    const quota::SideState& was = splits_.at(group.name).state().sides[side];
+    const bool raised = limit > was.highest;
+    const std::string object = side == Side::slurm ? "account " + group.accounts.front() : queue_path(group);
+    log_event(LogLevel::warn,
+              raised ? "limit raised outside the bridge; restoring" : "limit lowered outside the bridge",
+              {{"group", group.name},
+               {"side", quota::side_name(side)},
+               {"object", object},
+               {"was_at_most", std::to_string(was.highest)},
+               {"now", std::to_string(limit)}});
+    auto queue = observed.find(queue_path(group));
+    if (!raised || dry_run_ || queue == observed.end()) return;
+    const std::string what = side == Side::slurm ? "Slurm GrpTRES gres/gpu of account " + group.accounts.front()
+                                                 : "the GPU quota of this queue";
+    const std::string message = what + " was raised to " + std::to_string(limit) + " outside fairway-bridge (at most " +
+                                std::to_string(was.highest) + " keeps group " + group.name + " within " +
+                                std::to_string(group.gpus) + " GPUs); restoring";
+    const std::string ns = config_.leader_election.lease_namespace;
+    ApiResult posted = kube_.create_once("/api/v1/namespaces/" + ns + "/events",
+                                         quota::queue_event(queue->second, ns, "LimitRaisedOutsideBridge", message,
+                                                            quota::format_lease_time(wall_clock_ms())));
+    if (!posted.ok())
+        log_event(LogLevel::warn, "cannot record an event", {{"object", object}, {"error", posted.response.summary()}});
+}
+
+void Reconciler::write_slurm(const quota::QuotaGroup& group, long limit, CycleReport& report) {
     const std::string& account = group.accounts.front();
     if (dry_run_) {
         log_event(LogLevel::info, "dry-run: would set GrpTRES",
                   {{"account", account}, {"gpus", std::to_string(limit)}});
         return;
     }
-    splits_.at(group.name).wrote(Side::slurm, limit, now);  // in doubt until read back
     std::string error = slurm_.set_gpu_limit(account, limit);
+    splits_.at(group.name).wrote(Side::slurm, limit, clock_());  // in doubt until read back
     ++report.writes;
     if (!error.empty()) {
         ++report.failed_writes;
@@ -148,26 +222,50 @@ void Reconciler::apply_objects(const std::vector<quota::DesiredObject>& desired,
     for (const auto& object : desired) {
         auto seen = observed.find(object.path());
         if (seen != observed.end() && quota::up_to_date(seen->second, object)) continue;  // steady state: no write
-        if (dry_run_) {
-            log_event(LogLevel::info, "dry-run: would apply", {{"kind", object.kind}, {"path", object.path()}});
+        if (dry_run_) {  // the apiserver checks the object (dryRun=All); nothing is stored
+            ApiResult checked = kube_.apply_dry_run(object.path(), object.body);
+            if (!checked.ok()) ++report.failed_writes;
+            log_event(checked.ok() ? LogLevel::info : LogLevel::warn,
+                      checked.ok() ? "dry-run: would apply" : "dry-run: the apiserver refuses",
+                      {{"kind", object.kind}, {"path", object.path()}, {"result", checked.response.summary()}});
             continue;
         }
-        auto group = object.body["metadata"]["labels"].value("fairway.io/group", "");
+        if (seen != observed.end() && quota::needs_recreation(seen->second, object)) {
+            recreate(object, seen->second, report);
+            continue;
+        }
+        auto group = object.body["metadata"]["labels"].value(quota::kGroupLabel, "");
         bool is_queue = object.kind == "ClusterQueue" || object.kind == "Queue";
         if (is_queue && !may_write_queue(group, kube_written, now)) {
             log_event(LogLevel::debug, "queue rewrite waits for a settled limit", {{"path", object.path()}});
             continue;
         }
+        // The queue carries L_k and its flavor quotas were stepped from the ones read: it is written
+        // only onto the version read, never over a change this cycle has not seen.
+        const std::string on_version =
+            is_queue && seen != observed.end() ? seen->second["metadata"].value("resourceVersion", "") : "";
+        ApiResult result = kube_.apply(object.path(), object.body, on_version);
         if (is_queue)
             splits_.at(group).wrote(
                 Side::kubernetes,
-                quota::read_queue(object.body, config_.kubernetes.backend, config_.kubernetes.gpu_resource).limit, now);
-        ApiResult result = kube_.apply(object.path(), object.body);
+                quota::read_queue(object.body, config_.kubernetes.backend, config_.kubernetes.gpu_resource).limit,
+                clock_(), on_version);
         ++report.writes;
         if (!result.ok()) ++report.failed_writes;
         log_event(result.ok() ? LogLevel::info : LogLevel::warn, result.ok() ? "applied" : "cannot apply",
                   {{"kind", object.kind}, {"path", object.path()}, {"result", result.response.summary()}});
     }
+}
+
+// An object whose immutable field must change is deleted this cycle and created at a later one, once
+// it is gone (a LocalQueue moved to another ClusterQueue: its pending workloads wait meanwhile).
+void Reconciler::recreate(const quota::DesiredObject& object, const nlohmann::json& seen, CycleReport& report) {
+    if (seen["metadata"].contains("deletionTimestamp")) return;  // still going
+    ApiResult result = kube_.remove(object.path());
+    ++report.writes;
+    if (!result.ok() && result.response.status != 404) ++report.failed_writes;
+    log_event(result.ok() ? LogLevel::info : LogLevel::warn, "deleted to recreate (immutable field changed)",
+              {{"kind", object.kind}, {"path", object.path()}, {"result", result.response.summary()}});
 }
 
 void Reconciler::delete_unwanted(const std::vector<quota::DesiredObject>& desired, const Observed& observed,
@@ -195,20 +293,21 @@ CycleReport Reconciler::cycle(quota::Instant now) {
     report.slurm_ok = slurm.error.empty();
     if (!report.slurm_ok) log_event(LogLevel::warn, "cannot read Slurm", {{"error", slurm.error}});
     Observed observed;
-    report.kube_ok = read_kubernetes(observed);  // 2
+    std::map<std::string, long> kube_demand;
+    report.kube_ok = read_kubernetes(observed) && read_demand(kube_demand);  // 2
     std::map<std::string, long> kube_limits;
     std::map<std::string, quota::QueueFlavors> queue_flavors;
     std::map<std::string, bool> kube_written;
     for (const auto& group : config_.groups) {  // 3
         GroupReport& g = report.groups[group.name];
-        observe_group(group, slurm, report.kube_ok, observed, now, g);
-        if (g.reading[1]) kube_limits[group.name] = g.reading[1]->limit;
+        observe_group(group, slurm, report.kube_ok, observed, kube_demand[group.name], now, g);
+        if (g.queue_limit) kube_limits[group.name] = *g.queue_limit;
         queue_flavors[group.name] = g.flavors;
-        if (g.decision.write[1]) {
-            kube_limits[group.name] = *g.decision.write[1];
+        if (g.decision.write[Side::kubernetes]) {
+            kube_limits[group.name] = *g.decision.write[Side::kubernetes];
             kube_written[group.name] = true;
         }
-        if (is_decrease(g, Side::slurm)) write_slurm(group, *g.decision.write[0], now, report);  // 4
+        if (is_decrease(g, Side::slurm)) write_slurm(group, *g.decision.write[Side::slurm], report);  // 4
     }
     // Mirroring needs both views: without Slurm's partitions we would delete every flavor.
     if (!report.slurm_ok || !report.kube_ok) return report;
@@ -216,7 +315,8 @@ CycleReport Reconciler::cycle(quota::Instant now) {
     apply_objects(desired, observed, kube_written, now, report);  // 5
     for (const auto& group : config_.groups) {                    // 6
         const GroupReport& g = report.groups[group.name];
-        if (g.decision.write[0] && !is_decrease(g, Side::slurm)) write_slurm(group, *g.decision.write[0], now, report);
+        if (g.decision.write[Side::slurm] && !is_decrease(g, Side::slurm))
+            write_slurm(group, *g.decision.write[Side::slurm], report);
     }
     delete_unwanted(desired, observed, report);  // 7
     return report;

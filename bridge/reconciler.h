@@ -6,10 +6,13 @@
 // A group's queue carries L_k: it is written only with the protocol's decision, or at its current
 // limit when that limit is settled (flavors added, removed or re-split) — and then recorded as a
 // write like any other, so a re-split can never overtake or undo a decrease in flight.
+// The queue is applied on the resourceVersion it was read at: a 409 means read again next cycle.
 // Nothing is written for a side that could not be read; in dry-run nothing is written at all.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,9 +28,10 @@ namespace fairway::bridge {
 
 struct GroupReport {
     long quota = 0;
-    std::array<std::optional<quota::SideReading>, 2> reading;
+    quota::PerSide<std::optional<quota::SideReading>> reading;
     quota::SplitDecision decision;
-    quota::QueueFlavors flavors;  // Kueue: quota and reservations per flavor, to step the split from
+    quota::QueueFlavors flavors;      // Kueue: quota and reservations per flavor, to step the split from
+    std::optional<long> queue_limit;  // the queue's limit as read, even when its use is unknown
 };
 
 struct CycleReport {
@@ -38,7 +42,10 @@ struct CycleReport {
 
 class Reconciler {
 public:
-    Reconciler(quota::BridgeConfig config, KubeApi& kube, SlurmClient& slurm, bool dry_run, quota::Instant now);
+    // `clock`: the monotonic time in seconds; a write is stamped when it ends, not when its cycle began
+    // (with retries a write may end well after), since its doubt lasts from then.
+    Reconciler(quota::BridgeConfig config, KubeApi& kube, SlurmClient& slurm, bool dry_run,
+               std::function<quota::Instant()> clock);
 
     CycleReport cycle(quota::Instant now);
     // A new configuration: groups that remain keep their protocol state (and its doubts).
@@ -48,13 +55,16 @@ private:
     using Observed = std::map<std::string, nlohmann::json>;  // object path -> object
     bool read_kubernetes(Observed& observed);
     bool read_unlisted_queues(Observed& observed);
+    bool read_demand(std::map<std::string, long>& demand);
     void observe_group(const quota::QuotaGroup& group, const SlurmSnapshot& slurm, bool kube_ok,
-                       const Observed& observed, quota::Instant now, GroupReport& report);
-    void write_slurm(const quota::QuotaGroup& group, long limit, quota::Instant now, CycleReport& report);
+                       const Observed& observed, long kube_demand, quota::Instant now, GroupReport& report);
+    void note_outside_change(const quota::QuotaGroup& group, quota::Side side, long limit, const Observed& observed);
+    void write_slurm(const quota::QuotaGroup& group, long limit, CycleReport& report);
     void apply_objects(const std::vector<quota::DesiredObject>& desired, const Observed& observed,
                        const std::map<std::string, bool>& kube_written, quota::Instant now, CycleReport& report);
     bool may_write_queue(const std::string& group, const std::map<std::string, bool>& kube_written,
                          quota::Instant now) const;
+    void recreate(const quota::DesiredObject& object, const nlohmann::json& seen, CycleReport& report);
     void delete_unwanted(const std::vector<quota::DesiredObject>& desired, const Observed& observed,
                          CycleReport& report);
     std::string queue_path(const quota::QuotaGroup& group) const;
@@ -63,7 +73,9 @@ private:
     KubeApi& kube_;
     SlurmClient& slurm_;
     bool dry_run_;
+    std::function<quota::Instant()> clock_;
     std::map<std::string, quota::QuotaSplit> splits_;
+    std::set<std::string> use_unknown_;  // groups whose queue's use is unknown (logged once)
 };
 
 }  // namespace fairway::bridge

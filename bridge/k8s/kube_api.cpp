@@ -33,9 +33,9 @@ std::string url_encode(const std::string& text) {
 KubeApi::KubeApi(HttpClient& http, RetryPolicy policy, std::function<void(std::chrono::milliseconds)> sleep)
     : http_(http), policy_(policy), sleep_(std::move(sleep)), random_(std::random_device{}()) {}
 
-bool KubeApi::retryable(const HttpResponse& response) const {
+bool KubeApi::retryable(const HttpResponse& response, bool conflict_is_final) const {
     if (!response.transported()) return !response.tls_failure;
-    return response.status == 409 || response.status == 429 || response.status >= 500;
+    return (response.status == 409 && !conflict_is_final) || response.status == 429 || response.status >= 500;
 }
 
 // Full jitter (uniform in [0, min(cap, base*2^attempt)]) spreads retries of many clients apart;
@@ -48,7 +48,7 @@ std::chrono::milliseconds KubeApi::backoff(int attempt, const HttpResponse& resp
     return std::chrono::milliseconds(wait);
 }
 
-ApiResult KubeApi::send_with_retries(const HttpRequest& request) {
+ApiResult KubeApi::send_with_retries(const HttpRequest& request, bool conflict_is_final) {
     ApiResult result;
     for (int attempt = 0;; ++attempt) {
         if (request.method != "GET" && write_gate_ && !write_gate_()) {
@@ -60,7 +60,7 @@ ApiResult KubeApi::send_with_retries(const HttpRequest& request) {
         if (request.method != "GET") ++counters_.writes;
         result.response = http_.send(request);
         if (!result.response.ok()) ++counters_.errors;
-        if (!retryable(result.response) || attempt + 1 >= policy_.attempts) break;
+        if (!retryable(result.response, conflict_is_final) || attempt + 1 >= policy_.attempts) break;
         ++counters_.retries;
         sleep_(backoff(attempt, result.response));
     }
@@ -84,10 +84,23 @@ ApiResult KubeApi::list(const std::string& path, const std::string& label_select
     return all;
 }
 
-ApiResult KubeApi::apply(const std::string& path, const nlohmann::json& object) {
-    // JSON is YAML, so the apply-patch content type accepts the JSON body as is.
+ApiResult KubeApi::apply(const std::string& path, const nlohmann::json& object, const std::string& on_version) {
+    nlohmann::json body = object;
+    if (!on_version.empty()) body["metadata"]["resourceVersion"] = on_version;
+    // JSON is YAML, so the apply-patch content type accepts the JSON body as is. A retry of a
+    // conditional apply carries the same version, so of all its attempts at most one lands.
     return send_with_retries({"PATCH", with_query(path, std::string("fieldManager=") + kFieldManager + "&force=true"),
-                              object.dump(), "application/apply-patch+yaml"});
+                              body.dump(), "application/apply-patch+yaml"},
+                             !on_version.empty());
+}
+
+ApiResult KubeApi::apply_dry_run(const std::string& path, const nlohmann::json& object) {
+    ++counters_.requests;
+    HttpResponse response =
+        http_.send({"PATCH", with_query(path, std::string("fieldManager=") + kFieldManager + "&force=true&dryRun=All"),
+                    object.dump(), "application/apply-patch+yaml"});
+    if (!response.ok()) ++counters_.errors;
+    return {response, parse_or_null(response.body)};
 }
 
 ApiResult KubeApi::remove(const std::string& path) {

@@ -41,7 +41,13 @@ public:
     // All pages of a list (limit/continue), items concatenated; resourceVersion of the first page.
     ApiResult list(const std::string& path, const std::string& label_selector = "");
     // Server-side apply with fieldManager fairway-bridge and force: we own the fields we set.
-    ApiResult apply(const std::string& path, const nlohmann::json& object);
+    // With `on_version`, the apply is conditional on the object's resourceVersion: it lands only
+    // while the object is still at that version, and a 409 (it has moved on) is not retried: the
+    // caller reads again rather than overwrite what it has not seen.
+    ApiResult apply(const std::string& path, const nlohmann::json& object, const std::string& on_version = "");
+    // Server-side apply with dryRun=All: the apiserver validates and admits the object as it would
+    // a real apply, and stores nothing. Writes nothing, so it is never gated; sent once.
+    ApiResult apply_dry_run(const std::string& path, const nlohmann::json& object);
     ApiResult remove(const std::string& path);
     ApiResult merge_patch(const std::string& path, const nlohmann::json& patch);
     // One POST / PUT, never retried and never gated: for the Lease, whose update is conditional
@@ -59,8 +65,8 @@ public:
     const ApiCounters& counters() const { return counters_; }
 
 private:
-    ApiResult send_with_retries(const HttpRequest& request);
-    bool retryable(const HttpResponse& response) const;
+    ApiResult send_with_retries(const HttpRequest& request, bool conflict_is_final = false);
+    bool retryable(const HttpResponse& response, bool conflict_is_final) const;
     std::chrono::milliseconds backoff(int attempt, const HttpResponse& response);
 
     HttpClient& http_;

@@ -1,6 +1,7 @@
 #include "slurm/slurm_client.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 
@@ -56,6 +57,16 @@ long gpu_tres_id(void* db, const std::string& gres) {
     });
     if (tres) slurm_list_destroy(tres);
     return id;
+}
+
+// The count of TRES `id` in slurmdbd's "1=4,1001=2" form; kUnlimitedGpus when absent or unset (-1).
+long tres_limit_by_id(const char* tres, long id) {
+    const std::string list = std::string(",") + (tres ? tres : "") + ",";
+    const std::string key = "," + std::to_string(id) + "=";
+    auto at = list.find(key);
+    if (at == std::string::npos) return kUnlimitedGpus;
+    long long value = std::strtoll(list.c_str() + at + key.size(), nullptr, 10);
+    return value < 0 || static_cast<uint64_t>(value) >= INFINITE64 ? kUnlimitedGpus : static_cast<long>(value);
 }
 
 }  // namespace
@@ -131,8 +142,36 @@ SlurmSnapshot SlurmClient::read(const std::vector<std::string>& accounts) {
     SlurmSnapshot out;
     out.error = read_partitions(out);
     if (out.error.empty()) out.error = read_associations(accounts, out);
+    if (out.error.empty()) out.error = read_stored_limits(accounts, out);
     if (out.error.empty()) out.error = read_pending(out);
     return out;
+}
+
+// A limit written to slurmdbd reaches slurmctld, which enforces it, only later (at once when
+// slurmctld is connected, at its next registration when not): such a limit counts as coming.
+std::string SlurmClient::read_stored_limits(const std::vector<std::string>& accounts, SlurmSnapshot& out) {
+    if (accounts.empty()) return {};
+    DbConnection db;
+    if (!db.handle) return "cannot connect to slurmdbd: " + last_slurm_error();
+    long tres_id = gpu_tres_id(db.handle, settings_.gres);
+    if (tres_id < 0) return "slurmdbd knows no TRES " + tres_name_;
+    std::string cluster = cluster_name();
+    StringList wanted(accounts), clusters({cluster}), no_user({""});
+    slurmdb_assoc_cond_t cond{};
+    cond.acct_list = wanted.list;
+    if (!cluster.empty()) cond.cluster_list = clusters.list;
+    cond.user_list = no_user.list;
+    List stored = slurmdb_associations_get(db.handle, &cond);
+    if (!stored) return "cannot read slurmdbd's associations: " + last_slurm_error();
+    for_each_in<slurmdb_assoc_rec_t>(stored, [&](slurmdb_assoc_rec_t* assoc) {
+        if (!assoc->acct || (assoc->user && *assoc->user)) return;
+        auto account = out.accounts.find(assoc->acct);
+        if (account == out.accounts.end()) return;
+        long limit = tres_limit_by_id(assoc->grp_tres, tres_id);
+        if (limit != account->second.limit) account->second.stored = limit;
+    });
+    slurm_list_destroy(stored);
+    return {};
 }
 
 std::string SlurmClient::set_gpu_limit(const std::string& account, long gpus) {

@@ -21,6 +21,9 @@ struct AccountReading {
     long limit = 0;    // GrpTRES gres/gpu as slurmctld enforces it
     long used = 0;     // GPUs of running jobs (the association's, sub-accounts included)
     long pending = 0;  // GPUs requested by pending jobs of the account
+    // slurmdbd's GrpTRES gres/gpu when slurmctld has not taken it yet (slurmdbd pushes association
+    // changes to slurmctld asynchronously): it will come into force without another write. -1: none.
+    long stored = -1;
 };
 
 struct SlurmSnapshot {
@@ -43,6 +46,7 @@ private:
     std::string read_partitions(SlurmSnapshot& out);
     std::string read_associations(const std::vector<std::string>& accounts, SlurmSnapshot& out);
     std::string read_pending(SlurmSnapshot& out);
+    std::string read_stored_limits(const std::vector<std::string>& accounts, SlurmSnapshot& out);
 
     quota::SlurmSettings settings_;
     std::string tres_name_;  // "gres/gpu"

@@ -100,7 +100,7 @@ DesiredObject cluster_queue(const BridgeConfig& config, const QuotaGroup& group,
         {"resourceGroups", {{{"coveredResources", {config.kubernetes.gpu_resource}}, {"flavors", flavors}}}}};
     if (!config.kubernetes.cohort.empty()) spec["cohort"] = config.kubernetes.cohort;
     std::string name = group_queue_name(group);
-    return kueue_object("ClusterQueue", "clusterqueues", name, metadata(name, {{"fairway.io/group", group.name}}),
+    return kueue_object("ClusterQueue", "clusterqueues", name, metadata(name, {{kGroupLabel, group.name}}),
                         {{"spec", spec}});
 }
 
@@ -125,7 +125,7 @@ void add_kueue_objects(const BridgeConfig& config, const std::vector<PartitionIn
         for (const auto& ns : group.namespaces)
             group_objects.push_back(
                 kueue_object("LocalQueue", "localqueues", config.kubernetes.local_queue,
-                             metadata(config.kubernetes.local_queue, {{"fairway.io/group", group.name}}, ns),
+                             metadata(config.kubernetes.local_queue, {{kGroupLabel, group.name}}, ns),
                              {{"spec", {{"clusterQueue", group_queue_name(group)}}}}, ns));
     }
     for (const auto& [name, p] : flavored) out.push_back(resource_flavor(config, p));
@@ -145,7 +145,7 @@ void add_volcano_objects(const BridgeConfig& config, const std::map<std::string,
         nlohmann::json body = {
             {"apiVersion", "scheduling.volcano.sh/v1beta1"},
             {"kind", "Queue"},
-            {"metadata", metadata(name, {{"fairway.io/group", group.name}})},
+            {"metadata", metadata(name, {{kGroupLabel, group.name}})},
             {"spec",
              {{"weight", 1},
               {"reclaimable", false},
@@ -279,6 +279,21 @@ bool up_to_date(const nlohmann::json& observed, const DesiredObject& desired) {
     return !observed.value("spec", nlohmann::json::object()).contains("cohort");
 }
 
+bool needs_recreation(const nlohmann::json& observed, const DesiredObject& desired) {
+    if (desired.kind != "LocalQueue") return false;
+    const std::string was = observed.value("spec", nlohmann::json::object()).value("clusterQueue", "");
+    return !was.empty() && was != desired.body["spec"].value("clusterQueue", "");
+}
+
+namespace {
+// The spec generation Kueue's ClusterQueue controller last reported (condition Active), 0: none.
+long kueue_observed_generation(const nlohmann::json& status) {
+    for (const auto& condition : status.value("conditions", nlohmann::json::array()))
+        if (condition.value("type", "") == "Active") return condition.value("observedGeneration", 0L);
+    return 0;
+}
+}  // namespace
+
 QueueReading read_queue(const nlohmann::json& queue, Backend backend, const std::string& gpu_resource) {
     QueueReading r;
     const auto spec = queue.value("spec", nlohmann::json::object());
@@ -290,13 +305,14 @@ QueueReading read_queue(const nlohmann::json& queue, Backend backend, const std:
                 total += std::max(0L, parse_quantity(res.value("total", res.value("nominalQuota", nlohmann::json(0)))));
         return total;
     };
+    r.version = queue.value("metadata", nlohmann::json::object()).value("resourceVersion", "");
     if (backend == Backend::volcano) {
         auto quantity_of = [&](const nlohmann::json& map) {
             return map.contains(gpu_resource) ? std::max(0L, parse_quantity(map[gpu_resource])) : 0L;
         };
         r.limit = quantity_of(spec.value("capability", nlohmann::json::object()));
+        r.use_known = status.contains("allocated");
         r.used = quantity_of(status.value("allocated", nlohmann::json::object()));
-        r.pending = status.value("pending", 0L);
         return r;
     }
     for (const auto& group : spec.value("resourceGroups", nlohmann::json::array()))
@@ -316,8 +332,109 @@ QueueReading read_queue(const nlohmann::json& queue, Backend backend, const std:
     for (const auto& [flavor, quota] : r.flavors.nominal) r.holdable += std::max(quota, r.flavors.reserved[flavor]);
     for (const auto& [flavor, reserved] : r.flavors.reserved)
         if (!r.flavors.nominal.count(flavor)) r.holdable += reserved;
-    r.pending = status.value("pendingWorkloads", 0L);
+    r.in_force =
+        kueue_observed_generation(status) >= queue.value("metadata", nlohmann::json::object()).value("generation", 0L);
     return r;
+}
+
+std::string demand_collection(Backend backend) {
+    return backend == Backend::kueue ? std::string(kKueue) + "/workloads" : std::string(kVolcano) + "/podgroups";
+}
+
+namespace {
+
+long gpus_of(const nlohmann::json& resources, const std::string& gpu_resource) {
+    return resources.is_object() && resources.contains(gpu_resource)
+               ? std::max(0L, parse_quantity(resources[gpu_resource]))
+               : 0L;
+}
+
+long container_gpus(const nlohmann::json& container, const std::string& gpu_resource) {
+    const auto resources = container.value("resources", nlohmann::json::object());
+    const auto requests = resources.value("requests", nlohmann::json::object());
+    if (requests.contains(gpu_resource)) return gpus_of(requests, gpu_resource);
+    return gpus_of(resources.value("limits", nlohmann::json::object()), gpu_resource);
+}
+
+bool condition_true(const nlohmann::json& object, const std::string& type) {
+    for (const auto& c : object.value("status", nlohmann::json::object()).value("conditions", nlohmann::json::array()))
+        if (c.value("type", "") == type) return c.value("status", "") == "True";
+    return false;
+}
+
+bool pending_workload(const nlohmann::json& workload) {
+    const auto spec = workload.value("spec", nlohmann::json::object());
+    return spec.value("active", true) && !condition_true(workload, "QuotaReserved") &&
+           !condition_true(workload, "Finished");
+}
+
+long workload_gpus(const nlohmann::json& workload, const std::string& gpu_resource) {
+    long total = 0;
+    for (const auto& pod_set :
+         workload.value("spec", nlohmann::json::object()).value("podSets", nlohmann::json::array()))
+        total += pod_set.value("count", 1L) *
+                 pod_gpus(pod_set.value("template", nlohmann::json::object()).value("spec", nlohmann::json::object()),
+                          gpu_resource);
+    return total;
+}
+
+}  // namespace
+
+long pod_gpus(const nlohmann::json& pod_spec, const std::string& gpu_resource) {
+    long containers = 0, init = 0;
+    for (const auto& c : pod_spec.value("containers", nlohmann::json::array()))
+        containers += container_gpus(c, gpu_resource);
+    for (const auto& c : pod_spec.value("initContainers", nlohmann::json::array()))
+        init = std::max(init, container_gpus(c, gpu_resource));
+    return std::max(containers, init);
+}
+
+std::map<std::string, long> pending_gpus(const BridgeConfig& config, const nlohmann::json& items) {
+    std::map<std::string, std::string> group_of;  // namespace (Kueue) or queue name (Volcano) -> group
+    for (const auto& group : config.groups) {
+        if (config.kubernetes.backend == Backend::volcano) group_of[group_queue_name(group)] = group.name;
+        else
+            for (const auto& ns : group.namespaces) group_of[ns] = group.name;
+    }
+    const std::string& gpu = config.kubernetes.gpu_resource;
+    std::map<std::string, long> demand;
+    for (const auto& item : items) {
+        const auto spec = item.value("spec", nlohmann::json::object());
+        if (config.kubernetes.backend == Backend::volcano) {
+            const std::string phase = item.value("status", nlohmann::json::object()).value("phase", "");
+            auto group = group_of.find(spec.value("queue", ""));
+            if (group != group_of.end() && (phase.empty() || phase == "Pending" || phase == "Inqueue"))
+                demand[group->second] += gpus_of(spec.value("minResources", nlohmann::json::object()), gpu);
+            continue;
+        }
+        auto group = group_of.find(item.value("metadata", nlohmann::json::object()).value("namespace", ""));
+        if (group != group_of.end() && spec.value("queueName", "") == config.kubernetes.local_queue &&
+            pending_workload(item))
+            demand[group->second] += workload_gpus(item, gpu);
+    }
+    return demand;
+}
+
+nlohmann::json queue_event(const nlohmann::json& queue, const std::string& ns, const std::string& reason,
+                           const std::string& message, const std::string& at) {
+    const auto meta = queue.value("metadata", nlohmann::json::object());
+    const std::string name = meta.value("name", "");
+    return {{"apiVersion", "v1"},
+            {"kind", "Event"},
+            {"metadata", {{"generateName", name + "."}, {"namespace", ns}}},
+            {"involvedObject",
+             {{"apiVersion", queue.value("apiVersion", "")},
+              {"kind", queue.value("kind", "")},
+              {"name", name},
+              {"uid", meta.value("uid", "")},
+              {"resourceVersion", meta.value("resourceVersion", "")}}},
+            {"reason", reason},
+            {"message", message},
+            {"type", "Warning"},
+            {"source", {{"component", kManagedByValue}}},
+            {"firstTimestamp", at},
+            {"lastTimestamp", at},
+            {"count", 1}};
 }
 
 }  // namespace fairway::quota

@@ -15,6 +15,8 @@ namespace fairway::quota {
 
 inline constexpr const char* kManagedByLabel = "app.kubernetes.io/managed-by";
 inline constexpr const char* kManagedByValue = "fairway-bridge";
+// The label naming the quota group an object belongs to.
+inline constexpr const char* kGroupLabel = "fairway.io/group";
 // Kueue v1beta1 allows at most 64 flavors in a resource group: a ClusterQueue covers the 64
 // partitions with the most GPUs (every partition still gets its ResourceFlavor).
 inline constexpr std::size_t kMaxFlavorsPerQueue = 64;
@@ -81,6 +83,11 @@ bool covers(const nlohmann::json& observed, const nlohmann::json& desired);
 // compared by covers(), and a leftover cohort would lend the group's idle quota away.
 bool up_to_date(const nlohmann::json& observed, const DesiredObject& desired);
 
+// Whether `observed` must be deleted and created anew to become `desired`: a LocalQueue's
+// spec.clusterQueue is immutable (Kueue's CEL rule), so a namespace moved to another group gets a
+// new LocalQueue; an apply that changed it would be refused forever.
+bool needs_recreation(const nlohmann::json& observed, const DesiredObject& desired);
+
 // Kubernetes quantity ("4", 4, "2k", "500m") as a whole number, rounded down; -1 when malformed.
 long parse_quantity(const nlohmann::json& quantity);
 
@@ -88,13 +95,41 @@ long parse_quantity(const nlohmann::json& quantity);
 struct QueueReading {
     long limit = 0;        // sum of nominalQuota (Kueue) or capability (Volcano)
     long used = 0;         // status.flavorsReservation total (Kueue) or status.allocated (Volcano)
-    long pending = 0;      // pending workloads (Kueue) or pending PodGroups (Volcano): demand weight
     QueueFlavors flavors;  // Kueue: per flavor (quota is charged at reservation)
     // Kueue: the most the queue may come to hold without a write of ours, sum(max(nominal, reserved))
     // over its flavors (each flavor admits up to its own quota; one above it only shrinks); -1: no flavors.
     long holdable = -1;
+    // Kueue: the ClusterQueue controller has observed this generation of the spec (its Active
+    // condition's observedGeneration), so its cache enforces `limit`. Volcano reports nothing of
+    // the kind; its scheduler takes a queue's capability at its next session.
+    bool in_force = true;
+    // Volcano: false while the queue has no status.allocated (the scheduler has not reported its
+    // use yet): the use is unknown, never zero, and the queue counts as unread.
+    bool use_known = true;
+    std::string version;  // metadata.resourceVersion
 };
 QueueReading read_queue(const nlohmann::json& queue, Backend backend, const std::string& gpu_resource);
+
+// Where Kubernetes' pending demand is read: Kueue Workloads or Volcano PodGroups, all namespaces.
+std::string demand_collection(Backend backend);
+
+// GPUs one pod of `pod_spec` requests: its containers' requests (the limit where a request is
+// absent, as Kubernetes defaults it) added up, or its largest init container's when that is more.
+long pod_gpus(const nlohmann::json& pod_spec, const std::string& gpu_resource);
+
+// Pending Kubernetes demand per group, in GPUs, from the objects of demand_collection():
+//  - Kueue: a Workload in one of the group's namespaces sent to its LocalQueue, active, holding no
+//    quota reservation (condition QuotaReserved) and not Finished: the sum over its podSets of
+//    count x pod_gpus(template);
+//  - Volcano: a PodGroup naming the group's Queue that is not yet running (phase Pending, Inqueue
+//    or none): its minResources.
+// Groups without any have no entry.
+std::map<std::string, long> pending_gpus(const BridgeConfig& config, const nlohmann::json& items);
+
+// A core/v1 Event on a group's queue (`queue` as read: its kind, name and uid are referenced) in
+// `ns`, type Warning, from component fairway-bridge; `at` is an RFC 3339 time.
+nlohmann::json queue_event(const nlohmann::json& queue, const std::string& ns, const std::string& reason,
+                           const std::string& message, const std::string& at);
 
 }  // namespace fairway::quota
 

@@ -10,7 +10,11 @@
 //   * nothing is raised while either side's data is stale or unreachable, and nothing is written
 //     during the first write_timeout after start (a previous incarnation's write may still land);
 //   * each side is written at most once per write_timeout, so at most one of our writes to it is
-//     ever in flight (write_timeout <= the reconcile period keeps the two-period promise).
+//     ever in flight (write_timeout <= the reconcile period keeps the two-period promise);
+//   * a decrease counts only once the enforcing side shows it (Slurm: slurmctld, not slurmdbd;
+//     Kueue: the controller has observed the generation), and the other side is raised only then;
+//   * a write conditional on a version is never assumed lost: it is in doubt until the object
+//     shows its value or has moved past that version.
 // Time is a parameter (seconds on any monotonic scale); nothing here reads a clock.
 #pragma once
 
@@ -26,6 +30,15 @@ enum class Side { slurm = 0, kubernetes = 1 };
 constexpr std::array<Side, 2> kBothSides{Side::slurm, Side::kubernetes};
 const char* side_name(Side side);
 
+// One value per side, indexed by Side rather than by a bare 0 or 1.
+template <typename T>
+struct PerSide {
+    std::array<T, 2> by_side{};
+    T& operator[](Side side) { return by_side[static_cast<std::size_t>(side)]; }
+    const T& operator[](Side side) const { return by_side[static_cast<std::size_t>(side)]; }
+    auto operator<=>(const PerSide&) const = default;
+};
+
 using Instant = std::int64_t;  // seconds
 
 // What one read of one side saw: the enforced limit, use and pending demand, in GPUs.
@@ -38,6 +51,16 @@ struct SideReading {
     // max(limit, used): Kueue enforces quota per flavor, and a flavor whose use sits above its
     // quota does not lend the excess to the others. -1: max(limit, used).
     long holdable = -1;
+    // Whether the side's enforcer has taken `limit` (Kueue: its controller has observed the
+    // ClusterQueue's generation). Until it has, it may still enforce any earlier value: the reading
+    // narrows nothing and the other side is not raised.
+    bool in_force = true;
+    // A limit stored but not yet in force, which will come into force without another write
+    // (Slurm: slurmdbd's GrpTRES while slurmctld still enforces `limit`); -1: none.
+    long stored = -1;
+    // The stored object's version (Kubernetes resourceVersion) a write is made conditional on;
+    // empty where the side has none (Slurm).
+    std::string version = {};
     auto operator<=>(const SideReading&) const = default;
 };
 
@@ -52,29 +75,30 @@ struct SideState {
     std::optional<SideReading> last;
     long lowest = 0, highest = 0;  // the enforced limit is somewhere in [lowest, highest]
     std::optional<long> in_doubt;  // a written value not yet read back
-    Instant written_at = 0;        // our last write (or our start: a predecessor's write)
+    Instant written_at = 0;        // when our last write ended (or our start: a predecessor's write)
+    std::string written_on;        // the version our write in doubt was conditional on; empty: none
     auto operator<=>(const SideState&) const = default;
 };
 
 struct SplitState {
     long quota = 0;
     Instant started_at = 0;
-    std::array<SideState, 2> sides;
+    PerSide<SideState> sides;
     auto operator<=>(const SplitState&) const = default;
 };
 
-enum class Hold { none, stale, starting, write_in_doubt, overcommitted };
+enum class Hold { none, stale, starting, write_in_doubt, not_in_force, overcommitted };
 const char* hold_name(Hold hold);
 
 struct SplitDecision {
-    std::array<std::optional<long>, 2> write;  // new limits, decreases before increases
-    std::array<long, 2> target{0, 0};          // where the limits are heading
-    Hold hold = Hold::none;                    // why something was held back, if it was
-    bool writes_anything() const { return write[0] || write[1]; }
+    PerSide<std::optional<long>> write;  // new limits, decreases before increases
+    PerSide<long> target;                // where the limits are heading
+    Hold hold = Hold::none;              // why something was held back, if it was
+    bool writes_anything() const { return write[Side::slurm] || write[Side::kubernetes]; }
 };
 
 // The pure target split: use first, then free GPUs by pending demand, then the idle rest evenly.
-std::array<long, 2> split_targets(long quota, const std::array<SideReading, 2>& readings);
+PerSide<long> split_targets(long quota, const PerSide<SideReading>& readings);
 
 class QuotaSplit {
 public:
@@ -83,8 +107,12 @@ public:
     QuotaSplit(SplitTiming timing, SplitState state) : timing_(timing), state_(std::move(state)) {}
 
     void observe(Side side, const SideReading& reading);
-    // A write of `value` was issued at `now`; its outcome is known only when read back.
-    void wrote(Side side, long value, Instant now);
+    // A write of `value` ended (answered or given up) at `now`; its outcome is known only when read
+    // back. `on_version`: the version it was conditional on. Such a write can land only while the
+    // object is at that version, so it stays in doubt until a read shows the value or another
+    // version, however late (decide() then repeats it, on the same version). An unconditional
+    // write is assumed lost once it has not been read back write_timeout after it ended.
+    void wrote(Side side, long value, Instant now, std::string on_version = {});
     SplitDecision decide(Instant now) const;
 
     void set_quota(long quota) { state_.quota = quota; }
@@ -92,6 +120,10 @@ public:
     // The most a side may be using or allowed right now: what the other side's raise must leave room for
     // (with a holdable reading: that, plus any raise of ours that may still land).
     long bound(Side side) const;
+    // Whether a reading's limit (and stored limit) is one the protocol counted possible (the range
+    // of the limit, with any write of ours in doubt); false: someone else changed it. True before
+    // any read.
+    bool explains(Side side, const SideReading& reading) const;
     // Whether a side's limit is settled (fresh reading, no write in doubt, none within write_timeout),
     // so that rewriting it at its current value can race with nothing: the only time the bridge
     // may rewrite a limit's carrier (e.g. a ClusterQueue whose flavors changed) outside decide().
@@ -100,7 +132,8 @@ public:
 private:
     bool fresh(Side side, Instant now) const;
     bool settled_after_start(Side side) const;
-    Hold raise_hold(Instant now) const;
+    bool write_resolved(const SideState& s, const SideReading& reading) const;
+    Hold raise_hold(Side side) const;
 
     SplitTiming timing_;
     SplitState state_;

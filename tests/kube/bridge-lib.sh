@@ -122,22 +122,32 @@ kueue_step() {  # CQ JSON on stdin; per-flavor use JSON $1, demand $2: the next 
                   if (.done | not) and ((.u[$f.name] // 0) < $f.quota) then .u[$f.name] = ((.u[$f.name] // 0) + 1) | .done = true else . end) | .u
           else $use end'
 }
-flavor_status() {  # per-flavor use JSON $1, pending $2: the ClusterQueue status patch
-    jq -cn --argjson use "$1" --argjson pending "$2" '
+flavor_status() {  # per-flavor use JSON $1, pending $2, observed generation $3: the ClusterQueue status patch
+    jq -cn --argjson use "$1" --argjson pending "$2" --argjson gen "$3" '
         [$use | to_entries[] | {name: .key, resources: [{name: "nvidia.com/gpu", total: (.value | tostring), borrowed: "0"}]}] as $f
-        | {status: {pendingWorkloads: $pending, flavorsReservation: $f, flavorsUsage: $f}}'
+        | {status: {pendingWorkloads: $pending, flavorsReservation: $f, flavorsUsage: $f,
+                    conditions: [{type: "Active", status: "True", reason: "Ready", message: "Can admit new workloads",
+                                  lastTransitionTime: "2026-01-01T00:00:00Z", observedGeneration: $gen}]}}'
 }
+# Kueue's controller takes a ClusterQueue's new spec into its cache, then reports the generation it
+# observed (condition Active). kueue_lag_begin holds the player at the spec it has: it keeps
+# admitting by the old quotas and reporting the old generation, as a slow controller would.
+kueue_lag_begin() { touch "$work/kueue_lagging"; }
+kueue_lag_end() { rm -f "$work/kueue_lagging"; }
 play_kueue() {
-    local use='{}' next shown_use='{}' shown_pending=-1 samples=0 shown=0 pending want s token cq
+    local use='{}' next shown_use='{}' shown_pending=-1 shown_gen=0 samples=0 shown=0 pending want s token cq enforced='' gen=0
     token=$(token_in "$KUBECONFIG")
     while :; do
         want=$(cat "$work/demand")
-        if cq=$(kubectl get clusterqueue "fairway-$BT_ACCOUNT" -o json 2>/dev/null) && next=$(echo "$cq" | kueue_step "$use" "$want"); then
+        if cq=$(kubectl get clusterqueue "fairway-$BT_ACCOUNT" -o json 2>/dev/null); then
+            if [ ! -e "$work/kueue_lagging" ] || [ -z "$enforced" ]; then enforced=$cq gen=$(echo "$cq" | jq .metadata.generation); fi
+        fi
+        if [ -n "$cq" ] && next=$(echo "$enforced" | kueue_step "$use" "$want"); then
             use=$next
             pending=$((want - $(echo "$use" | jq '[.[]] | add // 0')))
-            if [ "$shown_use $shown_pending" != "$use $pending" ]; then
-                patch_status "$token" "/apis/kueue.x-k8s.io/v1beta1/clusterqueues/fairway-$BT_ACCOUNT" "$(flavor_status "$use" "$pending")" &&
-                    { shown_use=$use shown_pending=$pending; shown=$(echo "$use" | jq '[.[]] | add // 0'); }
+            if [ "$shown_use $shown_pending $shown_gen" != "$use $pending $gen" ]; then
+                patch_status "$token" "/apis/kueue.x-k8s.io/v1beta1/clusterqueues/fairway-$BT_ACCOUNT" "$(flavor_status "$use" "$pending" "$gen")" &&
+                    { shown_use=$use shown_pending=$pending shown_gen=$gen; shown=$(echo "$use" | jq '[.[]] | add // 0'); }
             fi
             echo "$cq" | jq -r --argjson use "$shown_use" '.spec.resourceGroups[0].flavors[]
                 | "\(.name) \($use[.name] // 0) \([.resources[] | select(.name == "nvidia.com/gpu") | .nominalQuota | tonumber] | add)"' >>"$work/flavors"

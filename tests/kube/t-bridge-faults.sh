@@ -1,7 +1,9 @@
 #!/bin/bash
 # The shared-quota invariant (see t-bridge-invariant.sh) under the faults that test does not inject:
-# etcd stopped and started under the apiserver, a slurmctld restart, and a conflict storm (another writer
-# zeroing the ClusterQueue's quota, stripping its managed-by label, and racing it with resourceVersion-conditional writes). After each
+# etcd stopped and started under the apiserver, a slurmctld restart, a conflict storm (another writer
+# zeroing the ClusterQueue's quota, stripping its managed-by label, and racing it with resourceVersion-conditional writes),
+# and an admin raising the ClusterQueue's quota and the account's GrpTRES by hand.
+# No Kueue controller runs here: the test plays Kueue and writes the ClusterQueue status (play_kueue). After each
 # fault the demand moves, and the bridge must converge (both sides read, limits adding up to Q)
 # and serve the demand; the sampled invariant must never break.
 . "$FAIRWAY_SRC/tests/lib.sh"
@@ -43,5 +45,34 @@ grep -q 'zeroed=[1-9].* unlabelled=[1-9]' "$work/storm.zero" || fail "the storm 
 
 wait_for 120 "every Slurm job to finish" slurm_jobs_done || fail "Slurm jobs stuck: $(squeue -A "$BT_ACCOUNT")"
 wait_for 60 "Kubernetes demand served after the storm" kube_reaches 5 || fail "Kubernetes stuck at $(kube_used) of 5"
+note "the bridge's resourceVersion-conditional queue writes refused with 409 in the storm: $(grep -c 'msg="cannot apply" kind=ClusterQueue .*409' "$work/log")"
+
+# Fault 4: an admin raises the limits by hand, with no demand left on either side (a raise with
+# demand would break the invariant at once; the admin's doing, not the bridge's): the ClusterQueue's
+# quota first (the watch starts a cycle at once), then the account's GrpTRES (seen at the next
+# period). Each must be lowered again, logged and reported as an Event naming the queue.
+await_convergence "before the admin raises"
+lk=$(cq_quota) ls=$(slurm_limit)
+raise=$(kubectl get clusterqueue "fairway-$BT_ACCOUNT" -o json | jq -c --argjson q "$Q" '[.spec.resourceGroups[0].flavors[0].resources
+        | to_entries[] | select(.value.name == "nvidia.com/gpu")
+        | {op: "replace", path: "/spec/resourceGroups/0/flavors/0/resources/\(.key)/nominalQuota", value: ((.value.nominalQuota | tonumber) + $q)}]')
+t0=$SECONDS
+kubectl patch clusterqueue "fairway-$BT_ACCOUNT" --field-manager=admin --type=json -p "$raise" >/dev/null || fail "cannot raise the quota by hand"
+quota_back() { [ "$(cq_quota)" -le "$lk" ]; }
+wait_for 20 "the ClusterQueue's quota restored" quota_back || fail "quota left at $(cq_quota) (was $lk)"
+note "ClusterQueue quota raised by hand from $lk by $Q: restored in $((SECONDS - t0)) s"
+grep -q 'msg="limit raised outside the bridge; restoring" .*side=kubernetes' "$work/log" || fail "the raise was not logged"
+events() { kubectl -n fairway-system get events -o json | jq -r --arg n "fairway-$BT_ACCOUNT" \
+    '[.items[] | select(.involvedObject.name == $n and .reason == "LimitRaisedOutsideBridge")] | length'; }
+[ "$(events)" -ge 1 ] || fail "no Event names the ClusterQueue"
+t0=$SECONDS
+sacctmgr -i modify account "$BT_ACCOUNT" set GrpTRES=gres/gpu=$((ls + Q)) >/dev/null || fail "cannot raise GrpTRES by hand"
+slurm_back() { l=$(slurm_limit); [ -n "$l" ] && [ "$l" -ge 0 ] && [ "$l" -le "$ls" ]; }
+wait_for 20 "Slurm's limit restored" slurm_back || fail "GrpTRES left at $(slurm_limit) (was $ls)"
+note "GrpTRES raised by hand from $ls by $Q: restored in $((SECONDS - t0)) s"
+grep -q 'msg="limit raised outside the bridge; restoring" .*side=slurm' "$work/log" || fail "the Slurm raise was not logged"
+[ "$(events)" -ge 2 ] || fail "no Event for the Slurm raise"
+await_convergence "the admin raises"
+
 bridge_workload_verdict 20
-note "Q=$Q: $samples samples, 0 violations, across an etcd stop/start, a slurmctld restart and a conflict storm; cycles with a side unreadable: $(unreadable_cycles)"
+note "Q=$Q: $samples samples, 0 violations, across an etcd stop/start, a slurmctld restart, a conflict storm and admin raises; cycles with a side unreadable: $(unreadable_cycles)"

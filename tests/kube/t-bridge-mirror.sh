@@ -5,7 +5,9 @@
 #    `kubectl get clusterqueues` shows; the quota is split (Slurm GrpTRES + ClusterQueue quota = Q);
 #  - steady state makes zero writes (which also proves the server pruned none of our fields);
 #  - a partition created with scontrol appears as a flavor, and disappears when deleted;
-#  - only labelled objects are touched: a foreign ClusterQueue survives.
+#  - only labelled objects are touched: a foreign ClusterQueue survives;
+#  - a namespace moved to another group (SIGHUP) gets a new LocalQueue (deleted, then created):
+#    Kueue refuses any change of a LocalQueue's spec.clusterQueue (a CEL rule 1.20 does not enforce).
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/kube/bridge-lib.sh"
 
@@ -23,7 +25,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for ns in t-physics t-biology; do kubectl get ns "$ns" >/dev/null 2>&1 || kubectl create ns "$ns" >/dev/null || fail "cannot create namespace $ns"; done
+for ns in t-physics t-moving t-biology; do kubectl get ns "$ns" >/dev/null 2>&1 || kubectl create ns "$ns" >/dev/null || fail "cannot create namespace $ns"; done
 bind_bridge t-bridge-mirror
 kubectl apply --validate=false -f - >/dev/null <<'YAML' || fail "cannot create the foreign ClusterQueue"
 apiVersion: kueue.x-k8s.io/v1beta1
@@ -37,7 +39,7 @@ kubernetes: {kubeconfig: $FAIRWAY_KUBE_BRIDGE_KUBECONFIG, cohort: t-mirror}
 reconcile: {period_seconds: 1, stale_after_seconds: 5, write_timeout_seconds: 1}
 metrics: {listen: "127.0.0.1:0"}
 groups:
-  - {name: physics, accounts: [physics], namespaces: [t-physics], gpus: 8}
+  - {name: physics, accounts: [physics], namespaces: [t-physics, t-moving], gpus: 8}
   - {name: biology, accounts: [biology], namespaces: [t-biology], gpus: 6}
 YAML
 "$bridge" --config "$work/bridge.yaml" --check-config >/dev/null || fail "configuration rejected"
@@ -84,6 +86,17 @@ scontrol delete PartitionName=bridgetest >/dev/null || fail "cannot delete the p
 gone() { ! kubectl get resourceflavor slurm-bridgetest >/dev/null 2>&1; }
 wait_for 30 "flavor of the deleted partition to go" gone || fail "deleted partition's flavor remains"
 kubectl get clusterqueue t-mirror-foreign >/dev/null 2>&1 || fail "a ClusterQueue the bridge does not own was deleted"
+
+# t-moving moves from physics to biology.
+lq() { kubectl -n t-moving get localqueue fairway -o jsonpath="{.$1}" 2>/dev/null; }
+wait_for 30 "t-moving's LocalQueue" sh -c "kubectl -n t-moving get localqueue fairway >/dev/null 2>&1" || fail "no LocalQueue in t-moving"
+old_uid=$(lq metadata.uid)
+sed -i -e 's/namespaces: \[t-physics, t-moving\]/namespaces: [t-physics]/' -e 's/namespaces: \[t-biology\]/namespaces: [t-biology, t-moving]/' "$work/bridge.yaml"
+kill -HUP "$pid"
+moved() { [ "$(lq spec.clusterQueue)" = fairway-biology ]; }
+wait_for 30 "t-moving's LocalQueue to point at fairway-biology" moved || fail "LocalQueue still at $(lq spec.clusterQueue)"
+[ "$(lq metadata.uid)" != "$old_uid" ] || fail "the LocalQueue was changed in place (Kueue refuses that), not recreated"
+grep -q 'msg="deleted to recreate (immutable field changed)" kind=LocalQueue' "$work/log" || fail "the recreation is not logged"
 
 kill -TERM "$pid"; wait "$pid"; status=$?; pid=
 expect_eq "$status" 0 "exit status after SIGTERM"

@@ -1,8 +1,11 @@
 #!/bin/bash
 # fairway-bridge with the Volcano backend, through a kubeconfig that embeds its CA
-# (certificate-authority-data): --dry-run writes nothing; then the group's Queue appears with a GPU
+# (certificate-authority-data): --dry-run writes nothing and has the apiserver judge each object
+# (dryRun=All: a name it refuses fails the run); then the group's Queue appears with a GPU
 # capability that, with the Slurm GrpTRES, adds up to the quota; SIGHUP with a broken file keeps
-# the old configuration running, SIGHUP with a good one applies it.
+# the old configuration running, SIGHUP with a good one applies it, but raises nothing while the
+# Queue's status.allocated is missing (use unknown). No Volcano scheduler runs here: the test
+# writes the Queue status it would (patch_status).
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/kube/bridge-lib.sh"
 
@@ -10,6 +13,7 @@ work=$(mktemp -d)
 pid=
 cleanup() {
     [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    kubectl -n t-biology delete podgroups.scheduling.volcano.sh gang --ignore-not-found >/dev/null 2>&1
     kubectl delete queues.scheduling.volcano.sh -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
     unbind_bridge t-bridge-volcano
     sacctmgr -i modify account biology set GrpTRES=gres/gpu=-1 >/dev/null 2>&1
@@ -33,8 +37,14 @@ YAML
 write_config 6
 
 "$bridge" --config "$work/bridge.yaml" --once --dry-run >"$work/dry.log" 2>&1 || fail "dry run failed: $(tail -n 5 "$work/dry.log")"
-grep -q 'dry-run: would apply' "$work/dry.log" || fail "dry run announced nothing"
+grep -q 'msg="dry-run: would apply" .*result="HTTP 20[01]"' "$work/dry.log" || fail "dry run did not ask the apiserver: $(grep dry-run "$work/dry.log" | head -n 3)"
 kubectl get queues.scheduling.volcano.sh fairway-biology >/dev/null 2>&1 && fail "dry run created a Queue"
+# The apiserver judges the dry run (dryRun=All): a Queue name it refuses is reported, and --once fails.
+sed 's/name: biology,/name: Bio_Logy,/' "$work/bridge.yaml" >"$work/bad-name.yaml"
+"$bridge" --config "$work/bad-name.yaml" --once --dry-run >"$work/dry-bad.log" 2>&1 &&
+    fail "a dry run the apiserver refuses exited 0: $(tail -n 3 "$work/dry-bad.log")"
+grep -q 'msg="dry-run: the apiserver refuses" kind=Queue .*fairway-Bio_Logy.*HTTP 422' "$work/dry-bad.log" ||
+    fail "the refusal is not reported: $(grep dry-run "$work/dry-bad.log" | head -n 3)"
 
 "$bridge" --config "$work/bridge.yaml" >"$work/log" 2>&1 &
 pid=$!
@@ -50,7 +60,25 @@ kill -HUP "$pid"
 wait_for 20 "the broken file to be rejected" grep -q 'configuration rejected' "$work/log" || fail "bad config not reported"
 grep 'configuration rejected' "$work/log" | grep -q 'gpus' || fail "rejection does not name the key"
 kill -0 "$pid" 2>/dev/null || fail "the bridge died on a bad reload"
+# The Queue has no status.allocated yet (no Volcano scheduler runs here): its use is unknown, never
+# zero, so the bridge counts the Queue as unread and raises nothing for the new quota.
+grep -q 'msg="queue use unknown (no status.allocated); not counted as read"' "$work/log" || fail "unknown use not reported"
 write_config 10
 kill -HUP "$pid"
+sleep 8  # longer than stale_after (5 s): the last reading is stale
+expect_eq "$(slurm_limit) $(capability)" "3 3" "limits while the Queue's use is unknown"
+# The test writes the status Volcano's scheduler would: nothing allocated. Now the raise goes ahead.
+patch_status "$(token_in "$KUBECONFIG")" /apis/scheduling.volcano.sh/v1beta1/queues/fairway-biology \
+    '{"status":{"allocated":{"nvidia.com/gpu":"0"}}}' || fail "cannot write the Queue status"
 wait_for 60 "the new quota split 5+5" split_is 5 5 || fail "reload not applied: slurm=$(slurm_limit) volcano=$(capability)"
-note "volcano queue mirrored and split; reload kept the old config on error and applied the new one"
+# Demand in GPUs: a pending PodGroup of the Queue asking for 10 GPUs (minResources) takes them all.
+kubectl get ns t-biology >/dev/null 2>&1 || kubectl create ns t-biology >/dev/null || fail "cannot create t-biology"
+kubectl apply -f - >/dev/null <<YAML || fail "cannot create the PodGroup"
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: gang, namespace: t-biology}
+spec: {queue: fairway-biology, minMember: 2, minResources: {nvidia.com/gpu: "10"}}
+YAML
+wait_for 60 "the 10 GPUs to Volcano" split_is 0 10 || fail "demand not counted in GPUs: slurm=$(slurm_limit) volcano=$(capability)"
+kubectl -n t-biology delete podgroup gang >/dev/null
+note "volcano queue mirrored and split; unknown use held the raise; reload kept the old config on error and applied the new one; a 10-GPU PodGroup took all 10"

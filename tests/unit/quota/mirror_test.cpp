@@ -243,13 +243,11 @@ TEST(Mirror, ReadsKueueAndVolcanoUsage) {
     EXPECT_EQ(r.flavors.reserved, (FlavorUse{{"f", 3}}));
     EXPECT_EQ(r.flavors.nominal, (FlavorUse{{"f", 4}}));
     EXPECT_EQ(r.holdable, 4);
-    EXPECT_EQ(r.pending, 2);
     json q = {{"spec", {{"capability", {{"nvidia.com/gpu", 6}}}}},
               {"status", {{"allocated", {{"nvidia.com/gpu", "5"}}}, {"pending", 1}}}};
     r = read_queue(q, Backend::volcano, "nvidia.com/gpu");
     EXPECT_EQ(r.limit, 6);
     EXPECT_EQ(r.used, 5);
-    EXPECT_EQ(r.pending, 1);
 }
 
 }  // namespace
@@ -261,4 +259,113 @@ TEST(Mirror, TresCountFindsTheExactName) {
     EXPECT_EQ(tres_count("", "gres/gpu"), 0);
     EXPECT_EQ(tres_count("cpu=64,gres/gpu=16", "gres/gpu"), 16);
 }
+}  // namespace
+
+namespace {
+
+TEST(Mirror, AClusterQueueLimitIsInForceOnceKueueHasObservedItsGeneration) {
+    json cq = json::parse(R"({"metadata": {"generation": 3, "resourceVersion": "41"},
+        "spec": {"resourceGroups": [{"flavors": [{"name": "a", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": 2}]}]}]},
+        "status": {"conditions": [{"type": "Active", "status": "True", "observedGeneration": 2}]}})");
+    auto r = read_queue(cq, Backend::kueue, "nvidia.com/gpu");
+    EXPECT_FALSE(r.in_force) << "Kueue's cache still holds generation 2";
+    EXPECT_EQ(r.version, "41");
+    cq["status"]["conditions"][0]["observedGeneration"] = 3;
+    EXPECT_TRUE(read_queue(cq, Backend::kueue, "nvidia.com/gpu").in_force);
+    cq["status"].erase("conditions");
+    EXPECT_FALSE(read_queue(cq, Backend::kueue, "nvidia.com/gpu").in_force) << "no controller has reported";
+}
+
+TEST(Mirror, AVolcanoQueueWithoutAllocatedHasUnknownUse) {
+    json q = json::parse(R"({"spec": {"capability": {"nvidia.com/gpu": 4}}})");
+    EXPECT_FALSE(read_queue(q, Backend::volcano, "nvidia.com/gpu").use_known) << "missing is unknown, not zero";
+    q["status"]["allocated"] = json::object();
+    auto r = read_queue(q, Backend::volcano, "nvidia.com/gpu");
+    EXPECT_TRUE(r.use_known);
+    EXPECT_EQ(r.used, 0) << "reported, with no GPUs in it";
+}
+
+TEST(Mirror, AnEventNamesTheQueue) {
+    json cq = json::parse(R"({"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue",
+        "metadata": {"name": "fairway-physics", "uid": "u-1", "resourceVersion": "7"}})");
+    auto e = queue_event(cq, "fairway-system", "LimitRaisedOutsideBridge", "raised", "2026-12-07T00:00:00Z");
+    EXPECT_EQ(e["metadata"]["namespace"], "fairway-system");
+    EXPECT_EQ(e["metadata"]["generateName"], "fairway-physics.");
+    EXPECT_EQ(e["involvedObject"]["kind"], "ClusterQueue");
+    EXPECT_EQ(e["involvedObject"]["name"], "fairway-physics");
+    EXPECT_EQ(e["involvedObject"]["uid"], "u-1");
+    EXPECT_EQ(e["type"], "Warning");
+    EXPECT_EQ(e["reason"], "LimitRaisedOutsideBridge");
+}
+
+}  // namespace
+
+namespace {
+
+json workload(const std::string& ns, const std::string& queue, long count, const std::string& gpus,
+              const std::string& reserved = "") {
+    json w = json::parse(R"({"metadata": {"name": "w"}, "spec": {"podSets": [{"name": "main", "template": {"spec":
+        {"containers": [{"name": "c", "resources": {"requests": {}}}]}}}]}})");
+    w["metadata"]["namespace"] = ns;
+    w["spec"]["queueName"] = queue;
+    w["spec"]["podSets"][0]["count"] = count;
+    w["spec"]["podSets"][0]["template"]["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"] = gpus;
+    if (!reserved.empty()) w["status"]["conditions"] = json::array({{{"type", "QuotaReserved"}, {"status", reserved}}});
+    return w;
+}
+
+TEST(Mirror, KubernetesDemandIsCountedInGpusFromPendingWorkloads) {
+    auto config = two_groups(Backend::kueue);
+    config.kubernetes.local_queue = "fairway";
+    json items = {workload("phys-a", "fairway", 2, "4"),           // an 8-GPU gang: 8, not 1
+                  workload("phys-b", "fairway", 1, "1", "False"),  // waiting for quota
+                  workload("phys-b", "fairway", 3, "2", "True"),   // holds its quota: use, not demand
+                  workload("phys-a", "other", 1, "5"),             // another LocalQueue
+                  workload("bio", "fairway", 1, "0")};
+    auto demand = pending_gpus(config, items);
+    EXPECT_EQ(demand["physics"], 9);
+    EXPECT_EQ(demand["biology"], 0);
+    items[0]["spec"]["active"] = false;
+    EXPECT_EQ(pending_gpus(config, items)["physics"], 1) << "a deactivated Workload asks for nothing";
+}
+
+TEST(Mirror, APodRequestsItsContainersGpusOrItsLargestInitContainers) {
+    json spec = json::parse(R"({"containers": [{"resources": {"requests": {"nvidia.com/gpu": "2"}}},
+                                              {"resources": {"limits": {"nvidia.com/gpu": 1}}}],
+                               "initContainers": [{"resources": {"requests": {"nvidia.com/gpu": "4"}}}]})");
+    EXPECT_EQ(pod_gpus(spec, "nvidia.com/gpu"), 4);
+    spec.erase("initContainers");
+    EXPECT_EQ(pod_gpus(spec, "nvidia.com/gpu"), 3) << "a limit stands for an absent request";
+}
+
+TEST(Mirror, VolcanoDemandIsThePendingPodGroupsMinResources) {
+    auto config = two_groups(Backend::volcano);
+    json items = json::parse(R"([
+        {"spec": {"queue": "fairway-physics", "minResources": {"nvidia.com/gpu": "8"}}, "status": {"phase": "Inqueue"}},
+        {"spec": {"queue": "fairway-physics", "minResources": {"nvidia.com/gpu": "2"}}, "status": {"phase": "Running"}},
+        {"spec": {"queue": "fairway-physics", "minResources": {"nvidia.com/gpu": "1"}}},
+        {"spec": {"queue": "default", "minResources": {"nvidia.com/gpu": "4"}}}])");
+    auto demand = pending_gpus(config, items);
+    EXPECT_EQ(demand["physics"], 9);
+    EXPECT_EQ(demand.count("biology"), 0u);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Mirror, ALocalQueueMovedToAnotherClusterQueueIsRecreated) {
+    auto objects = desired_objects(two_groups(Backend::kueue), {{"gpu", 8, 1}}, {{"physics", 4}, {"biology", 2}});
+    const DesiredObject* lq = nullptr;
+    for (const auto& o : objects)
+        if (o.kind == "LocalQueue" && o.collection.find("/namespaces/bio/") != std::string::npos) lq = &o;
+    ASSERT_NE(lq, nullptr);
+    EXPECT_FALSE(needs_recreation(json::parse(R"({"spec": {"clusterQueue": "fairway-biology"}})"), *lq));
+    EXPECT_TRUE(needs_recreation(json::parse(R"({"spec": {"clusterQueue": "fairway-physics"}})"), *lq))
+        << "spec.clusterQueue is immutable";
+    EXPECT_FALSE(needs_recreation(json::object(), *lq)) << "absent: created";
+    EXPECT_FALSE(needs_recreation(json::parse(R"({"spec": {"cohort": "x"}})"),
+                                  *find(objects, "ClusterQueue", "fairway-physics")));
+}
+
 }  // namespace

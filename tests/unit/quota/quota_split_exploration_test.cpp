@@ -9,6 +9,13 @@
 // may admit on any flavor with room. Three more broken bridges must be caught: one splitting by
 // capacity alone, one re-splitting from its read of use without stepping from the current quotas,
 // and one that steps but counts Kubernetes as holding max(limit, used) only.
+// With versioned Kubernetes writes (as the ClusterQueue's resourceVersion makes them), a write is
+// conditional on the version the bridge read and may land at any time later, however late, while
+// the object is still at that version; and Kubernetes enforces its limit only once its controller
+// has observed it (Kueue's observedGeneration), admitting by the old limit until then. Two more broken
+// bridges must be caught: one that takes such a write as lost after write_timeout, and one that
+// counts a decrease as soon as the apiserver shows it. (No crash in this mode: a predecessor's
+// write is assumed to land within write_timeout of the start, as the start-up wait says.)
 #include "quota/mirror.h"
 #include "quota/quota_split.h"
 
@@ -30,14 +37,16 @@ struct InFlight {
     long value;
     Instant issued_at;
     PerFlavor per_flavor{};  // a Kubernetes write with two flavors: the split it carries
+    long on_version = -1;    // versioned: the Kubernetes version it is conditional on
     auto operator<=>(const InFlight&) const = default;
 };
 
 struct World {
-    std::array<long, 2> limit{}, used{}, pending{};    // limit[1], used[1]: over all flavors
-    PerFlavor flavor_limit{}, flavor_used{};           // with two flavors: Kubernetes' quota and use per flavor
-    PerFlavor read_flavor_limit{}, read_flavor_use{};  // the bridge's last read of them
-    std::vector<InFlight> network;                     // writes issued but not yet landed or lost
+    std::array<long, 2> limit{}, used{}, pending{};      // limit[1], used[1]: over all flavors
+    PerFlavor flavor_limit{}, flavor_used{};             // with two flavors: Kubernetes' quota and use per flavor
+    PerFlavor read_flavor_limit{}, read_flavor_use{};    // the bridge's last read of them
+    std::vector<InFlight> network;                       // writes issued but not yet landed or lost
+    long k_version = 0, k_observed = 0, k_enforced = 0;  // versioned: object version, controller's, its limit
     Instant now = 0;
     int demand_left = 0, crashes_left = 0;
     SplitState bridge;
@@ -50,7 +59,9 @@ enum class Mutant {
     no_startup_wait,
     splits_by_capacity,
     resplits_from_stale_use,
-    ignores_holdable
+    ignores_holdable,
+    trusts_write_timeout,
+    ignores_enforcement
 };
 
 struct Explorer {
@@ -60,12 +71,16 @@ struct Explorer {
     Instant horizon = 4;
     Mutant mutant = Mutant::none;
     bool two_flavors = false;
+    bool versioned = false;
     std::map<World, const World*> seen;  // every reached state and the state it came from
     std::deque<const World*> frontier;   // breadth first: the first violation has a shortest trace
     const World* current = nullptr;
     std::string violation;
 
-    bool safe(const World& w) const { return w.limit[0] + w.limit[1] <= quota && w.used[0] + w.used[1] <= quota; }
+    bool safe(const World& w) const {
+        const long kube = versioned ? std::max(w.limit[1], w.k_enforced) : w.limit[1];
+        return w.limit[0] + kube <= quota && w.used[0] + w.used[1] <= quota;
+    }
 
     static std::string describe(const World& w) {
         std::ostringstream out;
@@ -75,7 +90,7 @@ struct Explorer {
         for (const auto& f : w.network)
             out << " [" << side_name(Side(f.side)) << "=" << f.value << "@" << f.issued_at << "]";
         for (int side = 0; side < 2; ++side) {
-            const auto& b = w.bridge.sides[side];
+            const auto& b = w.bridge.sides[Side(side)];
             out << " | " << side_name(Side(side)) << " believed [" << b.lowest << "," << b.highest << "]";
             if (b.in_doubt) out << " doubt=" << *b.in_doubt;
             if (b.last) out << " read@" << b.last->read_at;
@@ -101,7 +116,7 @@ struct Explorer {
         for (int side = 0; side < 2; ++side) {  // a successful read of one side
             World next = w;
             QuotaSplit s = split;
-            s.observe(Side(side), {w.now, w.limit[side], w.used[side], w.pending[side], side == 1 ? holdable(w) : -1});
+            s.observe(Side(side), reading(w, side));
             next.bridge = s.state();
             if (side == 1) next.read_flavor_limit = w.flavor_limit, next.read_flavor_use = w.flavor_used;
             visit(next);
@@ -113,12 +128,31 @@ struct Explorer {
         }
         World next = w;
         for (int side = 0; side < 2; ++side)
-            if (d.write[side]) {
-                if (mutant != Mutant::forgets_writes) split.wrote(Side(side), *d.write[side], w.now);
-                next.network.push_back({side, *d.write[side], w.now, flavor_split(*d.write[side], w)});
+            if (d.write[Side(side)]) {
+                const long on_version = versioned && side == 1 ? read_version(split) : -1;
+                const std::string version = on_version >= 0 && mutant != Mutant::trusts_write_timeout
+                                                ? std::to_string(on_version)
+                                                : std::string();
+                if (mutant != Mutant::forgets_writes) split.wrote(Side(side), *d.write[Side(side)], w.now, version);
+                next.network.push_back(
+                    {side, *d.write[Side(side)], w.now, flavor_split(*d.write[Side(side)], w), on_version});
             }
         next.bridge = split.state();
         visit(next);
+    }
+
+    SideReading reading(const World& w, int side) const {
+        SideReading r{w.now, w.limit[side], w.used[side], w.pending[side], side == 1 ? holdable(w) : -1};
+        if (versioned && side == 1) {
+            r.in_force = w.k_observed == w.k_version || mutant == Mutant::ignores_enforcement;
+            r.version = std::to_string(w.k_version);
+        }
+        return r;
+    }
+
+    static long read_version(const QuotaSplit& split) {
+        const auto& last = split.state().sides[Side::kubernetes].last;
+        return last ? std::stol(last->version) : 0;
     }
 
     long holdable(const World& w) const {
@@ -141,7 +175,7 @@ struct Explorer {
     // settled limit, and records that as a write of the limit.
     void resplit_step(const World& w, QuotaSplit split) {
         if (!split.settled(Side::kubernetes, w.now)) return;
-        const long limit = split.state().sides[1].highest;
+        const long limit = split.state().sides[Side::kubernetes].highest;
         if (flavor_split(limit, w) == w.read_flavor_limit) return;
         World next = w;
         split.wrote(Side::kubernetes, limit, w.now);
@@ -153,13 +187,27 @@ struct Explorer {
     void network_steps(const World& w) {
         for (std::size_t i = 0; i < w.network.size(); ++i) {
             World landed = w, lost = w;
+            const InFlight& write = w.network[i];
+            lost.network.erase(lost.network.begin() + i);
+            visit(lost);
+            if (write.on_version >= 0) {  // conditional: lands only on its version, bumping it
+                if (write.on_version != w.k_version) continue;
+                if (write.value != w.limit[1]) ++landed.k_version;
+            }
             landed.limit[w.network[i].side] = w.network[i].value;
             if (two_flavors && w.network[i].side == 1) landed.flavor_limit = w.network[i].per_flavor;
             landed.network.erase(landed.network.begin() + i);
-            lost.network.erase(lost.network.begin() + i);
             visit(landed);
-            visit(lost);
         }
+    }
+
+    // Kubernetes' controller takes the current limit into force (and reports the version it took).
+    void controller_steps(const World& w) {
+        if (!versioned || w.k_observed == w.k_version) return;
+        World next = w;
+        next.k_enforced = w.limit[1];
+        next.k_observed = w.k_version;
+        visit(next);
     }
 
     // Kueue admits on a flavor with room in that flavor's quota; use ends on any flavor.
@@ -193,7 +241,8 @@ struct Explorer {
                 kubernetes_flavor_steps(w);
                 continue;
             }
-            if (w.pending[side] > 0 && w.used[side] < w.limit[side]) {
+            const long enforced = versioned && side == 1 ? w.k_enforced : w.limit[side];
+            if (w.pending[side] > 0 && w.used[side] < enforced) {
                 World next = w;
                 ++next.used[side];
                 --next.pending[side];
@@ -216,7 +265,9 @@ struct Explorer {
     void clock_and_crash_steps(const World& w) {
         // The write-timeout assumption: a write lands or dies within write_timeout.
         bool overdue = false;
-        for (const auto& write : w.network) overdue |= write.issued_at + timing.write_timeout <= w.now + 1;
+        // Conditional writes are exempt: they may land however late.
+        for (const auto& write : w.network)
+            overdue |= write.on_version < 0 && write.issued_at + timing.write_timeout <= w.now + 1;
         if (w.now < horizon && !overdue) {
             World next = w;
             ++next.now;
@@ -238,9 +289,10 @@ struct Explorer {
             for (long lk = 0; ls + lk <= quota; ++lk) {
                 World w;
                 w.limit = {ls, lk};
+                w.k_enforced = lk;
                 if (two_flavors) w.flavor_limit = {lk - lk / 2, lk / 2};
                 w.demand_left = demand_events;
-                w.crashes_left = 1;
+                w.crashes_left = versioned ? 0 : 1;
                 w.bridge = QuotaSplit(quota, timing, 0).state();
                 visit(w);
             }
@@ -257,6 +309,7 @@ struct Explorer {
             bridge_steps(w);
             network_steps(w);
             scheduler_steps(w);
+            controller_steps(w);
             clock_and_crash_steps(w);
         }
     }
@@ -282,6 +335,34 @@ TEST(QuotaSplitExploration, NoInterleavingBreaksTheQuotaWithTwoFlavors) {
         std::cout << "[ quota " << quota << ", two flavors ] " << explorer.seen.size() << " states explored\n";
         EXPECT_GT(explorer.seen.size(), 1000u);
     }
+}
+
+TEST(QuotaSplitExploration, NoInterleavingBreaksTheQuotaWithLateWritesAndEnforcementLag) {
+    for (long quota : {1L, 2L}) {
+        Explorer explorer{quota};
+        explorer.versioned = true;
+        explorer.run();
+        EXPECT_EQ(explorer.violation, "") << "quota " << quota;
+        std::cout << "[ quota " << quota << ", versioned, lagging ] " << explorer.seen.size() << " states explored\n";
+        EXPECT_GT(explorer.seen.size(), 1000u);
+    }
+}
+
+TEST(QuotaSplitExploration, FindsTheOverrunWhenAConditionalWriteIsTakenAsLostAfterItsTimeout) {
+    Explorer explorer{2};
+    explorer.versioned = true;
+    explorer.mutant = Mutant::trusts_write_timeout;
+    explorer.run();
+    EXPECT_NE(explorer.violation, "");
+    std::cout << "[ trusts the write timeout ] shortest violating trace:\n" << explorer.violation;
+}
+
+TEST(QuotaSplitExploration, FindsTheOverrunWhenADecreaseCountsBeforeItIsInForce) {
+    Explorer explorer{2};
+    explorer.versioned = true;
+    explorer.mutant = Mutant::ignores_enforcement;
+    explorer.run();
+    EXPECT_NE(explorer.violation, "");
 }
 
 TEST(QuotaSplitExploration, FindsTheOverrunWhenTheSplitIgnoresWhereUseSits) {

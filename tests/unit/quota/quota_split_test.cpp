@@ -20,13 +20,13 @@ class SplitTargets : public ::testing::TestWithParam<TargetCase> {};
 TEST_P(SplitTargets, SplitsUseThenDemandThenIdle) {
     const auto& c = GetParam();
     auto t = split_targets(c.quota, {c.slurm, c.kube});
-    EXPECT_EQ(t[0], c.want_s) << c.name;
-    EXPECT_EQ(t[1], c.want_k) << c.name;
+    EXPECT_EQ(t[Side::slurm], c.want_s) << c.name;
+    EXPECT_EQ(t[Side::kubernetes], c.want_k) << c.name;
     if (c.slurm.used + c.kube.used <= c.quota) {
-        EXPECT_LE(t[0] + t[1], c.quota) << c.name;
+        EXPECT_LE(t[Side::slurm] + t[Side::kubernetes], c.quota) << c.name;
     }
-    EXPECT_GE(t[0], c.slurm.used) << c.name;
-    EXPECT_GE(t[1], c.kube.used) << c.name;
+    EXPECT_GE(t[Side::slurm], c.slurm.used) << c.name;
+    EXPECT_GE(t[Side::kubernetes], c.kube.used) << c.name;
 }
 
 SideReading use(long used, long pending) { return {0, 0, used, pending}; }
@@ -60,13 +60,13 @@ SplitDecision cycle(QuotaSplit& split, Cluster& c, Instant now) {
     const bool was_within_quota = c.limit_s + c.limit_k <= split.state().quota;
     read_both(split, c, now);
     auto d = split.decide(now);
-    if (d.write[0]) {
-        split.wrote(Side::slurm, *d.write[0], now);
-        c.limit_s = *d.write[0];
+    if (d.write[Side::slurm]) {
+        split.wrote(Side::slurm, *d.write[Side::slurm], now);
+        c.limit_s = *d.write[Side::slurm];
     }
-    if (d.write[1]) {
-        split.wrote(Side::kubernetes, *d.write[1], now);
-        c.limit_k = *d.write[1];
+    if (d.write[Side::kubernetes]) {
+        split.wrote(Side::kubernetes, *d.write[Side::kubernetes], now);
+        c.limit_k = *d.write[Side::kubernetes];
     }
     if (was_within_quota) {
         EXPECT_LE(c.limit_s + c.limit_k, split.state().quota) << "at t=" << now;
@@ -81,8 +81,8 @@ TEST(QuotaSplit, NothingIsRaisedUntilWritesOfAPreviousRunHaveTimedOut) {
     EXPECT_FALSE(d.writes_anything());
     EXPECT_EQ(d.hold, Hold::starting);
     d = cycle(split, c, 110);
-    EXPECT_EQ(d.write[0], 4);
-    EXPECT_EQ(d.write[1], 4);
+    EXPECT_EQ(d.write[Side::slurm], 4);
+    EXPECT_EQ(d.write[Side::kubernetes], 4);
 }
 
 TEST(QuotaSplit, DemandIsServedWithinTwoPeriodsDecreaseFirst) {
@@ -91,10 +91,10 @@ TEST(QuotaSplit, DemandIsServedWithinTwoPeriodsDecreaseFirst) {
     cycle(split, c, 10);  // settled: 4 + 4, idle
     c.pending_k = 8;      // Kubernetes wants everything
     auto first = cycle(split, c, 20);
-    EXPECT_EQ(first.write[0], 0) << "slurm is decreased first";
-    EXPECT_FALSE(first.write[1]) << "no room until the decrease is read back";
+    EXPECT_EQ(first.write[Side::slurm], 0) << "slurm is decreased first";
+    EXPECT_FALSE(first.write[Side::kubernetes]) << "no room until the decrease is read back";
     auto second = cycle(split, c, 30);
-    EXPECT_EQ(second.write[1], 8);
+    EXPECT_EQ(second.write[Side::kubernetes], 8);
     EXPECT_EQ(c.limit_k, 8);
 }
 
@@ -134,15 +134,15 @@ TEST(QuotaSplit, AWriteNotReadBackKeepsBothValuesPossible) {
     cycle(split, c, 10);
     split.wrote(Side::slurm, 6, 11);  // e.g. timed out: may or may not land
     split.observe(Side::slurm, {12, 4, 0, 0});
-    EXPECT_EQ(split.state().sides[0].highest, 6);
+    EXPECT_EQ(split.state().sides[Side::slurm].highest, 6);
     EXPECT_EQ(split.bound(Side::slurm), 6);
     split.observe(Side::kubernetes, {12, 4, 0, 4});
     auto d = split.decide(12);
     EXPECT_EQ(d.hold, Hold::write_in_doubt);
-    EXPECT_FALSE(d.write[1]) << "kubernetes may not take room slurm may still hold";
+    EXPECT_FALSE(d.write[Side::kubernetes]) << "kubernetes may not take room slurm may still hold";
     split.observe(Side::slurm, {21, 4, 0, 0});  // write_timeout passed: the write is lost
     EXPECT_EQ(split.bound(Side::slurm), 4);
-    EXPECT_FALSE(split.state().sides[0].in_doubt);
+    EXPECT_FALSE(split.state().sides[Side::slurm].in_doubt);
 }
 
 TEST(QuotaSplit, ReadBackConfirmsAWrite) {
@@ -150,7 +150,7 @@ TEST(QuotaSplit, ReadBackConfirmsAWrite) {
     split.observe(Side::slurm, {10, 4, 0, 0});
     split.wrote(Side::slurm, 2, 10);
     split.observe(Side::slurm, {11, 2, 0, 0});
-    EXPECT_FALSE(split.state().sides[0].in_doubt);
+    EXPECT_FALSE(split.state().sides[Side::slurm].in_doubt);
     EXPECT_EQ(split.bound(Side::slurm), 2);
 }
 
@@ -158,8 +158,8 @@ TEST(QuotaSplit, OvercommittedGroupOnlyComesDown) {
     QuotaSplit split(4, kTiming, 0);
     Cluster c{4, 4, 3, 3, 2, 2};  // e.g. the quota was lowered by a reload
     auto d = cycle(split, c, 10);
-    EXPECT_EQ(d.write[0], 3);
-    EXPECT_EQ(d.write[1], 3);
+    EXPECT_EQ(d.write[Side::slurm], 3);
+    EXPECT_EQ(d.write[Side::kubernetes], 3);
     c.pending_s = 4;  // more demand changes nothing while use exceeds the quota
     d = cycle(split, c, 20);
     EXPECT_FALSE(d.writes_anything());
@@ -171,7 +171,85 @@ TEST(QuotaSplit, UseAboveALoweredLimitIsLeftRoomFor) {
     split.observe(Side::slurm, {10, 2, 3, 0});
     split.observe(Side::kubernetes, {10, 4, 0, 9});
     auto d = split.decide(10);
-    EXPECT_EQ(d.write[1], 5) << "8 minus slurm's use of 3, not minus its limit of 2";
+    EXPECT_EQ(d.write[Side::kubernetes], 5) << "8 minus slurm's use of 3, not minus its limit of 2";
+}
+
+// ---- writes that land late, and limits not yet in force
+
+SideReading kube_at(Instant at, long limit, long used, long pending, std::string version, bool in_force = true) {
+    return {.read_at = at,
+            .limit = limit,
+            .used = used,
+            .pending = pending,
+            .in_force = in_force,
+            .version = std::move(version)};
+}
+
+TEST(QuotaSplit, AConditionalWriteStaysInDoubtPastItsTimeoutWhileTheVersionStands) {
+    // Kubernetes is raised 4 -> 8 on resourceVersion "7"; the apiserver has not answered when the
+    // client gives up. Reads after write_timeout still show 4 at "7": the write may yet commit.
+    QuotaSplit split(12, kTiming, 0);
+    split.observe(Side::slurm, {10, 4, 4, 0});
+    split.observe(Side::kubernetes, kube_at(10, 4, 0, 8, "7"));
+    split.wrote(Side::kubernetes, 8, 11, "7");
+    split.observe(Side::kubernetes, kube_at(40, 4, 0, 8, "7"));
+    EXPECT_EQ(split.state().sides[Side::kubernetes].highest, 8) << "a late commit is still possible";
+    EXPECT_EQ(split.bound(Side::kubernetes), 8);
+    split.observe(Side::slurm, {40, 4, 4, 8});
+    auto d = split.decide(40);
+    EXPECT_FALSE(d.write[Side::slurm]) << "slurm may not take the room of a raise that may still land";
+    EXPECT_EQ(d.write[Side::kubernetes], 8) << "the same write again, on the same version";
+    EXPECT_EQ(d.hold, Hold::write_in_doubt);
+    // The object moved on (another write, a status update): ours can never land now.
+    split.observe(Side::kubernetes, kube_at(41, 4, 0, 8, "9"));
+    EXPECT_FALSE(split.state().sides[Side::kubernetes].in_doubt);
+    EXPECT_EQ(split.bound(Side::kubernetes), 4);
+}
+
+TEST(QuotaSplit, AnUnconditionalWriteIsTakenAsLostAfterItsTimeout) {
+    // The same timeline without a version (Slurm): the stated assumption, a write not read back
+    // write_timeout after it ended never lands.
+    QuotaSplit split(12, kTiming, 0);
+    split.observe(Side::slurm, {10, 4, 0, 0});
+    split.wrote(Side::slurm, 8, 11);
+    split.observe(Side::slurm, {20, 4, 0, 0});
+    EXPECT_TRUE(split.state().sides[Side::slurm].in_doubt) << "not yet write_timeout after the write ended";
+    split.observe(Side::slurm, {21, 4, 0, 0});
+    EXPECT_FALSE(split.state().sides[Side::slurm].in_doubt);
+    EXPECT_EQ(split.bound(Side::slurm), 4);
+}
+
+TEST(QuotaSplit, AKubernetesDecreaseCountsOnlyOnceKueueHasTakenIt) {
+    // Kubernetes is lowered 8 -> 0 for Slurm's demand. The apiserver shows 0 at once; Kueue's
+    // controller has not yet observed that generation and may still admit up to 8.
+    QuotaSplit split(8, kTiming, 0);
+    split.observe(Side::slurm, {10, 0, 0, 8});
+    split.observe(Side::kubernetes, kube_at(10, 8, 0, 0, "5"));
+    auto d = split.decide(10);
+    ASSERT_EQ(d.write[Side::kubernetes], 0);
+    split.wrote(Side::kubernetes, 0, 10, "5");
+    split.observe(Side::slurm, {20, 0, 0, 8});
+    split.observe(Side::kubernetes, kube_at(20, 0, 0, 0, "6", /*in_force=*/false));
+    EXPECT_EQ(split.bound(Side::kubernetes), 8) << "Kueue may still enforce 8";
+    d = split.decide(20);
+    EXPECT_FALSE(d.writes_anything()) << "no raise before the decrease is in force, and 0 is written already";
+    EXPECT_EQ(d.hold, Hold::not_in_force);
+    split.observe(Side::kubernetes, kube_at(21, 0, 0, 0, "7"));  // Active.observedGeneration caught up
+    d = split.decide(21);
+    EXPECT_EQ(d.write[Side::slurm], 8);
+}
+
+TEST(QuotaSplit, ASlurmLimitStoredInSlurmdbdCountsBeforeSlurmctldHasIt) {
+    // A raise to 8 timed out at the client but slurmdbd committed it; slurmctld still enforces 4
+    // and will take 8 when slurmdbd pushes it. Kubernetes must not get the room meanwhile.
+    QuotaSplit split(12, kTiming, 0);
+    split.observe(Side::slurm, {10, 4, 0, 0});
+    split.wrote(Side::slurm, 8, 11);
+    split.observe(Side::slurm, {30, 4, 0, 0, -1, true, 8});
+    EXPECT_FALSE(split.state().sides[Side::slurm].in_doubt) << "slurmdbd has it: it landed";
+    EXPECT_EQ(split.bound(Side::slurm), 8);
+    split.observe(Side::kubernetes, kube_at(30, 4, 0, 8, "3"));
+    EXPECT_FALSE(split.decide(30).write[Side::kubernetes]);
 }
 
 }  // namespace
@@ -204,7 +282,25 @@ TEST(QuotaSplit, UseAboveOneFlavorsQuotaIsLeftRoomFor) {
     split.observe(Side::kubernetes, {20, 4, 4, 0, 6});
     EXPECT_EQ(split.bound(Side::kubernetes), 6);
     auto d = split.decide(20);
-    ASSERT_TRUE(d.write[0]);
-    EXPECT_EQ(*d.write[0], 2);
+    ASSERT_TRUE(d.write[Side::slurm]);
+    EXPECT_EQ(*d.write[Side::slurm], 2);
 }
+}  // namespace
+
+namespace {
+
+TEST(QuotaSplit, ALimitOutsideTheCountedRangeIsNotExplained) {
+    QuotaSplit split(8, kTiming, 0);
+    EXPECT_TRUE(split.explains(Side::kubernetes, {0, 6, 0, 0})) << "nothing read yet";
+    split.observe(Side::kubernetes, {10, 4, 0, 0});
+    split.wrote(Side::kubernetes, 2, 10);
+    EXPECT_TRUE(split.explains(Side::kubernetes, {11, 2, 0, 0})) << "our write";
+    EXPECT_TRUE(split.explains(Side::kubernetes, {11, 4, 0, 0})) << "before our write";
+    EXPECT_FALSE(split.explains(Side::kubernetes, {11, 7, 0, 0})) << "an admin's raise";
+    EXPECT_FALSE(split.explains(Side::kubernetes, {11, 1, 0, 0})) << "an admin's decrease";
+    SideReading stored_raise{11, 4, 0, 0};
+    stored_raise.stored = 9;  // sacctmgr's raise, in slurmdbd before slurmctld has it
+    EXPECT_FALSE(split.explains(Side::kubernetes, stored_raise));
+}
+
 }  // namespace
