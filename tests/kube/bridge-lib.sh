@@ -45,6 +45,7 @@ bridge_workload_cleanup() {
     scancel -A "$BT_ACCOUNT" >/dev/null 2>&1
     kubectl delete clusterqueues,resourceflavors,workloadpriorityclasses -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
     kubectl delete localqueues -A -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
+    kubectl -n "$BT_NS" delete workloads --all >/dev/null 2>&1
     unbind_bridge "t-bridge-$BT_ACCOUNT"
     sacctmgr -i delete user alice account="$BT_ACCOUNT" >/dev/null 2>&1
     sacctmgr -i delete account "$BT_ACCOUNT" >/dev/null 2>&1
@@ -129,13 +130,27 @@ flavor_status() {  # per-flavor use JSON $1, pending $2, observed generation $3:
                     conditions: [{type: "Active", status: "True", reason: "Ready", message: "Can admit new workloads",
                                   lastTransitionTime: "2026-01-01T00:00:00Z", observedGeneration: $gen}]}}'
 }
+# Kubernetes' pending demand as the bridge reads it: pending Workloads in the group's LocalQueue. The
+# player keeps one, of N one-GPU pods (no QuotaReserved condition), N the GPUs asked for and not
+# reserved; the reserved ones show only in the ClusterQueue status. As Kueue's job integration would.
+kueue_pending_workload() {
+    kubectl apply -f - >/dev/null <<YAML
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {name: t-pending, namespace: $BT_NS}
+spec:
+  queueName: fairway
+  podSets:
+  - {name: main, count: $1, template: {spec: {restartPolicy: Never, containers: [{name: c, image: i, resources: {requests: {nvidia.com/gpu: "1"}}}]}}}
+YAML
+}
 # Kueue's controller takes a ClusterQueue's new spec into its cache, then reports the generation it
 # observed (condition Active). kueue_lag_begin holds the player at the spec it has: it keeps
 # admitting by the old quotas and reporting the old generation, as a slow controller would.
 kueue_lag_begin() { touch "$work/kueue_lagging"; }
 kueue_lag_end() { rm -f "$work/kueue_lagging"; }
 play_kueue() {
-    local use='{}' next shown_use='{}' shown_pending=-1 shown_gen=0 samples=0 shown=0 pending want s token cq enforced='' gen=0
+    local use='{}' next shown_use='{}' shown_pending=-1 shown_gen=0 shown_wl=-1 samples=0 shown=0 pending want s token cq enforced='' gen=0
     token=$(token_in "$KUBECONFIG")
     while :; do
         want=$(cat "$work/demand")
@@ -145,6 +160,7 @@ play_kueue() {
         if [ -n "$cq" ] && next=$(echo "$enforced" | kueue_step "$use" "$want"); then
             use=$next
             pending=$((want - $(echo "$use" | jq '[.[]] | add // 0')))
+            if [ "$shown_wl" != "$pending" ]; then kueue_pending_workload "$pending" && shown_wl=$pending; fi
             if [ "$shown_use $shown_pending $shown_gen" != "$use $pending $gen" ]; then
                 patch_status "$token" "/apis/kueue.x-k8s.io/v1beta1/clusterqueues/fairway-$BT_ACCOUNT" "$(flavor_status "$use" "$pending" "$gen")" &&
                     { shown_use=$use shown_pending=$pending shown_gen=$gen; shown=$(echo "$use" | jq '[.[]] | add // 0'); }

@@ -2,10 +2,10 @@
 # The shared-quota invariant (see t-bridge-invariant.sh) under the faults that test does not inject:
 # etcd stopped and started under the apiserver, a slurmctld restart, a conflict storm (another writer
 # zeroing the ClusterQueue's quota, stripping its managed-by label, and racing it with resourceVersion-conditional writes),
-# and an admin raising the ClusterQueue's quota and the account's GrpTRES by hand.
-# No Kueue controller runs here: the test plays Kueue and writes the ClusterQueue status (play_kueue). After each
+# and an admin raising the ClusterQueue's quota and the account's GrpTRES by hand. After each
 # fault the demand moves, and the bridge must converge (both sides read, limits adding up to Q)
-# and serve the demand; the sampled invariant must never break.
+# and serve the demand; the sampled invariant must never break. No Kueue controller runs here: the
+# test plays Kueue (play_kueue in bridge-lib.sh writes the ClusterQueue status and pending Workloads).
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/kube/bridge-lib.sh"
 
