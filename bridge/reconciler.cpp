@@ -164,7 +164,7 @@ void Reconciler::observe_group(const quota::QuotaGroup& group, const SlurmSnapsh
 // A limit the protocol did not count possible was set by someone else (an admin's sacctmgr or
 // kubectl edit). A raise breaks the one-quota promise until the decision it leads to lowers it
 // again, this cycle (or once a write of ours in doubt has settled): logged, and reported as a
-// Warning Event on the group's queue. A lowering is safe and only logged; the protocol raises the
+// Warning Event on the group's queue (namespace default). A lowering is safe and only logged; the protocol raises the
 // limit back when its side has demand.
 void Reconciler::note_outside_change(const quota::QuotaGroup& group, Side side, long limit, const Observed& observed) {
     const quota::SideState& was = splits_.at(group.name).state().sides[side];
@@ -184,7 +184,8 @@ void Reconciler::note_outside_change(const quota::QuotaGroup& group, Side side, 
     const std::string message = what + " was raised to " + std::to_string(limit) + " outside fairway-bridge (at most " +
                                 std::to_string(was.highest) + " keeps group " + group.name + " within " +
                                 std::to_string(group.gpus) + " GPUs); restoring";
-    const std::string ns = config_.leader_election.lease_namespace;
+    // Events about cluster-scoped objects (ClusterQueue, Volcano Queue) must live in namespace default.
+    const std::string ns = "default";
     ApiResult posted = kube_.create_once("/api/v1/namespaces/" + ns + "/events",
                                          quota::queue_event(queue->second, ns, "LimitRaisedOutsideBridge", message,
                                                             quota::format_lease_time(wall_clock_ms())));

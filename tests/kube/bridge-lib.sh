@@ -10,17 +10,20 @@ kubectl get --raw /readyz >/dev/null 2>&1 || fail "kube-apiserver not ready"
 scontrol ping >/dev/null 2>&1 || fail "slurmctld not answering"
 
 # bind_bridge NAME / unbind_bridge NAME: the shipped rbac.yaml's rights for user fairway-bridge:
-# the ClusterRole through ClusterRoleBinding NAME, the lease Role through RoleBinding NAME.
+# the ClusterRole through ClusterRoleBinding NAME, the lease and events Roles through RoleBindings NAME.
 bind_bridge() {
     kubectl apply -f "$FAIRWAY_SRC/etc/kubernetes/bridge/rbac.yaml" >/dev/null || fail "cannot install the bridge RBAC"
     unbind_bridge "$1"
     kubectl create clusterrolebinding "$1" --clusterrole=fairway-bridge --user=fairway-bridge >/dev/null || fail "cannot bind"
     kubectl -n fairway-system create rolebinding "$1" --role=fairway-bridge-lease --user=fairway-bridge >/dev/null ||
         fail "cannot bind the lease role"
+    kubectl -n default create rolebinding "$1" --role=fairway-bridge-events --user=fairway-bridge >/dev/null ||
+        fail "cannot bind the events role"
 }
 unbind_bridge() {
     kubectl delete --ignore-not-found clusterrolebinding "$1" >/dev/null 2>&1
     kubectl -n fairway-system delete --ignore-not-found rolebinding "$1" >/dev/null 2>&1
+    kubectl -n default delete --ignore-not-found rolebinding "$1" >/dev/null 2>&1
     kubectl -n fairway-system delete --ignore-not-found lease fairway-bridge >/dev/null 2>&1  # the next test starts unled
 }
 

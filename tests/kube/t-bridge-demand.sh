@@ -38,5 +38,5 @@ expect_eq "$(slurm_limit)" 0 "Slurm's limit while an 8-GPU gang waits"
 kubectl -n "$BT_NS" delete workload gang >/dev/null || fail "cannot delete the Workload"
 wait_for 30 "the idle split again" quota_is 4 || fail "Kubernetes quota stuck at $(cq_quota)"
 await_convergence "the Workload gone"
-bridge_workload_verdict 10
+bridge_workload_verdict 3
 note "Q=$Q: an 8-GPU gang moved the split from 4+4 to 0+8 and back; $samples samples, 0 violations"

@@ -62,7 +62,7 @@ quota_back() { [ "$(cq_quota)" -le "$lk" ]; }
 wait_for 20 "the ClusterQueue's quota restored" quota_back || fail "quota left at $(cq_quota) (was $lk)"
 note "ClusterQueue quota raised by hand from $lk by $Q: restored in $((SECONDS - t0)) s"
 grep -q 'msg="limit raised outside the bridge; restoring" .*side=kubernetes' "$work/log" || fail "the raise was not logged"
-events() { kubectl -n fairway-system get events -o json | jq -r --arg n "fairway-$BT_ACCOUNT" \
+events() { kubectl -n default get events -o json | jq -r --arg n "fairway-$BT_ACCOUNT" \
     '[.items[] | select(.involvedObject.name == $n and .reason == "LimitRaisedOutsideBridge")] | length'; }
 [ "$(events)" -ge 1 ] || fail "no Event names the ClusterQueue"
 t0=$SECONDS

@@ -51,6 +51,15 @@ pid=$!
 capability() { kubectl get queues.scheduling.volcano.sh fairway-biology -o jsonpath='{.spec.capability.nvidia\.com/gpu}' 2>/dev/null; }
 slurm_limit() { sacctmgr -n -P list assoc account=biology user= format=grptres | sed -n 's/.*gres\/gpu=\([0-9]*\).*/\1/p'; }
 split_is() { [ "$(slurm_limit)" = "$1" ] && [ "$(capability)" = "$2" ]; }
+# The Queue appears without status.allocated (no Volcano scheduler runs here): its use is unknown,
+# never zero, so the bridge counts the Queue as unread and raises nothing on it.
+unknown_logged() { [ "$(grep -c 'msg="queue use unknown (no status.allocated); not counted as read"' "$work/log")" -ge "$1" ]; }
+wait_for 60 "the Queue's use reported unknown" unknown_logged 1 || fail "unknown use not reported: $(tail -n 5 "$work/log")"
+sleep 4
+expect_eq "$(capability)" 0 "the Queue's capability while its use is unknown"
+# The test writes the status Volcano's scheduler would: nothing allocated.
+token=$(token_in "$KUBECONFIG") queue_path=/apis/scheduling.volcano.sh/v1beta1/queues/fairway-biology
+patch_status "$token" "$queue_path" '{"status":{"allocated":{"nvidia.com/gpu":"0"}}}' || fail "cannot write the Queue status"
 wait_for 60 "biology split 3+3 on Volcano" split_is 3 3 || fail "no split: slurm=$(slurm_limit) volcano=$(capability); $(tail -n 5 "$work/log")"
 expect_eq "$(kubectl get queues.scheduling.volcano.sh fairway-biology -o jsonpath='{.metadata.labels.app\.kubernetes\.io/managed-by}')" \
     "fairway-bridge" "Queue label"
@@ -60,16 +69,15 @@ kill -HUP "$pid"
 wait_for 20 "the broken file to be rejected" grep -q 'configuration rejected' "$work/log" || fail "bad config not reported"
 grep 'configuration rejected' "$work/log" | grep -q 'gpus' || fail "rejection does not name the key"
 kill -0 "$pid" 2>/dev/null || fail "the bridge died on a bad reload"
-# The Queue has no status.allocated yet (no Volcano scheduler runs here): its use is unknown, never
-# zero, so the bridge counts the Queue as unread and raises nothing for the new quota.
-grep -q 'msg="queue use unknown (no status.allocated); not counted as read"' "$work/log" || fail "unknown use not reported"
+# status.allocated gone again: the new quota raises nothing until it is back.
+patch_status "$token" "$queue_path" '{"status":{"allocated":null}}' || fail "cannot clear the Queue status"
+wait_for 30 "the Queue's use reported unknown again" unknown_logged 2 || fail "unknown use not reported again"
+sleep 6  # longer than stale_after (5 s): the last reading of the Queue is stale, like any failed read
 write_config 10
 kill -HUP "$pid"
-sleep 8  # longer than stale_after (5 s): the last reading is stale
+sleep 5
 expect_eq "$(slurm_limit) $(capability)" "3 3" "limits while the Queue's use is unknown"
-# The test writes the status Volcano's scheduler would: nothing allocated. Now the raise goes ahead.
-patch_status "$(token_in "$KUBECONFIG")" /apis/scheduling.volcano.sh/v1beta1/queues/fairway-biology \
-    '{"status":{"allocated":{"nvidia.com/gpu":"0"}}}' || fail "cannot write the Queue status"
+patch_status "$token" "$queue_path" '{"status":{"allocated":{"nvidia.com/gpu":"0"}}}' || fail "cannot write the Queue status"
 wait_for 60 "the new quota split 5+5" split_is 5 5 || fail "reload not applied: slurm=$(slurm_limit) volcano=$(capability)"
 # Demand in GPUs: a pending PodGroup of the Queue asking for 10 GPUs (minResources) takes them all.
 kubectl get ns t-biology >/dev/null 2>&1 || kubectl create ns t-biology >/dev/null || fail "cannot create t-biology"
