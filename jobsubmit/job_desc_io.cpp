@@ -6,11 +6,7 @@
 
 #include "presets/slurm_tres.h"
 
-extern "C" {
-#include "src/common/slurm_xlator.h"
-#include "src/common/xmalloc.h"
-#include "src/common/xstring.h"
-}
+#include "slurm_compat.h"
 
 namespace fairway::jobsubmit {
 namespace {
@@ -43,24 +39,42 @@ std::uint32_t minutes_of(const std::optional<Seconds>& time) {
     return static_cast<std::uint32_t>(std::min<std::int64_t>(minutes, INFINITE - 1));
 }
 
+// The core reads and writes TRES entries as "gres:gpu:a100:2"; the descriptor holds the release's
+// form (compat::kGresSeparator: "gres/gpu:a100:2" since 23.02). Converted at this edge only.
+std::string with_gres_separator(const char* tres, char from, char to) {
+    std::string text = tres ? tres : "";
+    for (size_t entry = 0; entry < text.size();) {
+        if (text.compare(entry, 4, "gres") == 0 && entry + 4 < text.size() && text[entry + 4] == from)
+            text[entry + 4] = to;
+        const size_t comma = text.find(',', entry);
+        if (comma == std::string::npos) break;
+        entry = comma + 1;
+    }
+    return text;
+}
+std::string core_tres(const char* tres) { return with_gres_separator(tres, compat::kGresSeparator, ':'); }
+std::string release_tres(const std::string& tres) {
+    return with_gres_separator(tres.c_str(), ':', compat::kGresSeparator);
+}
+
 // A GPU entry the core cannot read still counts as set by the job (defaults leave it alone).
 std::optional<GpuCount> gpus_of(const char* tres) {
-    if (!tres || !presets::has_gpu_entry(tres)) return std::nullopt;
-    if (auto gpus = presets::gpus_in_tres(tres)) return gpus;
-    return GpuCount{tres, 0};
+    if (!tres || !presets::has_gpu_entry(core_tres(tres))) return std::nullopt;
+    if (auto gpus = presets::gpus_in_tres(core_tres(tres))) return gpus;
+    return GpuCount{core_tres(tres), 0};
 }
 
 void set_gpus(char*& tres, const std::optional<GpuCount>& gpus) {
-    set_text(tres, presets::with_gpus_in_tres(tres ? tres : "", gpus));
+    set_text(tres, release_tres(presets::with_gpus_in_tres(core_tres(tres), gpus)));
 }
 
 std::optional<std::uint64_t> per_gpu_of(const char* tres) {
-    if (!tres || !presets::has_gpu_entry(tres)) return std::nullopt;
-    return presets::per_gpu_amount_in_tres(tres).value_or(0);
+    if (!tres || !presets::has_gpu_entry(core_tres(tres))) return std::nullopt;
+    return presets::per_gpu_amount_in_tres(core_tres(tres)).value_or(0);
 }
 
 void set_per_gpu(char*& tres, const std::optional<std::uint64_t>& amount) {
-    set_text(tres, presets::with_per_gpu_amount_in_tres(tres ? tres : "", amount));
+    set_text(tres, release_tres(presets::with_per_gpu_amount_in_tres(core_tres(tres), amount)));
 }
 
 std::optional<bool> exclusive_of(std::uint16_t shared) {

@@ -26,3 +26,9 @@ extern "C" {
 
 // 23.02 gave job_modify() an error message for the user.
 #define FAIRWAY_JOB_MODIFY_HAS_ERR_MSG (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0))
+
+namespace fairway::jobsubmit::compat {
+// What separates "gres" from the GRES name in a descriptor's TRES strings (tres_per_node, ...):
+// "gres/gpu:a100:2" since 23.02 (src/common/slurm_opt.c), "gres:gpu:a100:2" in 22.05.
+inline constexpr char kGresSeparator = SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0) ? '/' : ':';
+}  // namespace fairway::jobsubmit::compat
