@@ -54,7 +54,7 @@ wait_for 30 "slurmctld to stop" eval "! kill -0 $pid 2>/dev/null || grep -q '^St
     fail "slurmctld did not stop"
 note "slurmctld stopped in $((SECONDS - began))s"
 with_parameters "window=1-0,windw=2-0" | sed "s|^SlurmctldLogFile=.*|SlurmctldLogFile=$bad_log|" >"$bad_conf"
-timeout 60 /usr/sbin/slurmctld -D -f "$bad_conf" >/dev/null 2>&1
+timeout 60 "$SLURM_SBIN"/slurmctld -D -f "$bad_conf" >/dev/null 2>&1
 status=$?
 [ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "slurmctld with bad PriorityParameters exited with $status"
 line=$(grep -F fatal "$bad_log" | tail -n 1)

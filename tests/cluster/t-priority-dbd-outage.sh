@@ -39,7 +39,7 @@ stop_dbd() {
 }
 # start_dbd: slurmdbd alone (`cluster start` would also restart slurmctld if a plugin was rebuilt).
 start_dbd() {
-    /usr/sbin/slurmdbd || fail "slurmdbd did not start"
+    "$SLURM_SBIN"/slurmdbd || fail "slurmdbd did not start"
     wait_for 60 "slurmdbd to answer" sacctmgr -n list cluster || fail "slurmdbd does not answer"
 }
 # job_while_dbd_away USER: runs a 5-second job while slurmdbd is stopped; prints its id.

@@ -41,7 +41,7 @@ during="$(queued_priority "$heavy") $(queued_priority "$light")"
 note "while the usage is unknown: $during"
 expect_eq "$during" "$before" "the pending jobs' priorities while the usage is unknown"
 
-/usr/sbin/slurmdbd || fail "slurmdbd did not start"
+"$SLURM_SBIN"/slurmdbd || fail "slurmdbd did not start"
 wait_for 60 "the usage to be rebuilt from accounting" ctld_log_has "usage rebuilt from accounting" ||
     fail "no rebuild after slurmdbd returned: $(slurmctld_log_since_start | grep fairway | tail -n 3 | tr '\n' ';')"
 wait_pass && wait_pass || fail "no calculation pass after the rebuild"

@@ -7,10 +7,13 @@ CLUSTER=${FAIRWAY_SRC:?FAIRWAY_SRC is not set}/tests/cluster/cluster
 CLUSTER_STATE=${FAIRWAY_CLUSTER_STATE:-/var/tmp/fairway-cluster}
 export SLURM_CONF=${SLURM_CONF:-$CLUSTER_STATE/etc/slurm.conf}
 export FAIRWAY_CLUSTER_STATE=$CLUSTER_STATE
-# The cluster's Slurm clients (FAIRWAY_SLURM: an installation other than Debian's), and the compiler
-# flags for a test program using its libslurm: gcc $SLURM_PROGRAM_FLAGS prog.c -lslurm.
+# The cluster's Slurm clients (FAIRWAY_SLURM: an installation other than Debian's), its daemons
+# ($SLURM_SBIN/slurmdbd), and the compiler flags for a test program using its libslurm:
+# gcc $SLURM_PROGRAM_FLAGS prog.c -lslurm.
 SLURM_PROGRAM_FLAGS=""
+SLURM_SBIN=/usr/sbin
 if [ -n "${FAIRWAY_SLURM:-}" ] && [ "${FAIRWAY_SLURM%/}" != /usr ]; then
+    SLURM_SBIN=${FAIRWAY_SLURM%/}/sbin
     case ":$PATH:" in *":${FAIRWAY_SLURM%/}/bin:"*) ;; *) export PATH=${FAIRWAY_SLURM%/}/bin:$PATH ;; esac
     SLURM_PROGRAM_FLAGS="-I${FAIRWAY_SLURM%/}/include -L${FAIRWAY_SLURM%/}/lib -Wl,-rpath,${FAIRWAY_SLURM%/}/lib"
 fi
