@@ -66,7 +66,7 @@ rm -f "$conf_dir/presets.conf"  # settings of our own below; the defaults until 
 note "1. a preset's GPUs, partition, constraint and time reach the job and its record"
 submit alice --preset=t-presets-a100
 expect_field "$job" Partition debug
-expect_field "$job" TresPerNode gres:gpu:a100:4
+expect_field "$job" TresPerNode "$(gres_tres gpu:a100:4)"
 expect_field "$job" Features a100
 expect_field "$job" TimeLimit 00:20:00
 expect_field "$job" Requeue 1
@@ -80,7 +80,7 @@ note "2. defaults (the preset's own strategy): what the user typed wins, the res
 submit alice --preset=t-presets-a100 --partition=gpu --time=5 --gpus-per-node=1
 expect_field "$job" Partition gpu
 expect_field "$job" TimeLimit 00:05:00
-expect_field "$job" TresPerNode gres:gpu:1
+expect_field "$job" TresPerNode "$(gres_tres gpu:1)"
 expect_field "$job" Features a100
 
 note "3. override: the preset wins over what the user typed"
@@ -111,7 +111,7 @@ put_preset long 'name: t-presets-long
 time: 25'
 submit alice --preset=t-presets-a100,t-presets-long
 expect_field "$job" TimeLimit 00:25:00
-expect_field "$job" TresPerNode gres:gpu:a100:4
+expect_field "$job" TresPerNode "$(gres_tres gpu:a100:4)"
 expect_field "$job" AdminComment fairway-presets=t-presets-a100,t-presets-long
 
 note "6. account defaults apply when a job names no preset, only to that account"
@@ -163,7 +163,7 @@ chown alice "$userdir"/*.yaml
 submit alice --preset="$userdir/mine.yaml"
 expect_field "$job" Partition debug
 expect_field "$job" TimeLimit 00:07:00
-expect_field "$job" TresPerJob gres:gpu:h100:2
+expect_field "$job" TresPerJob "$(gres_tres gpu:h100:2)"
 expect_field "$job" AdminComment "fairway-presets=$userdir/mine.yaml"
 refused alice --preset="$userdir/evil.yaml"
 expect_match "$refusal" "evil.yaml:2: key 'env.LD_PRELOAD'" "forbidden env message"

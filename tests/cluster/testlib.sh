@@ -52,3 +52,11 @@ wait_idle() {
 cluster_idle() {
     [ -z "$(squeue -h -o %i)" ] && [ "$(sinfo -h -N -r -t idle -o %N | sort -u | wc -l)" -eq 4 ]
 }
+
+# gres_tres SPEC: a GRES as the cluster's Slurm writes it in TRES strings (scontrol's TresPerNode):
+# gres:gpu:a100:4 in 22.05, gres/gpu:a100:4 from 23.02 on.
+gres_tres() {
+    local major
+    major=$(scontrol --version | awk '{ split($2, v, "."); print v[1] }')
+    if [ "${major:-0}" -ge 23 ]; then echo "gres/$1"; else echo "gres:$1"; fi
+}
