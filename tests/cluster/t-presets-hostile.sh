@@ -26,6 +26,7 @@ int main(int argc, char **argv) {
     job_desc_msg_t desc;
     submit_response_msg_t *resp = NULL;
     char *env[] = {"PATH=/usr/bin:/bin", "SLURM_SPANK_FAIRWAY_APPLIED_PRESETS=forged", NULL};
+    slurm_init(NULL); /* required before any Slurm API call since 23.02 */
     slurm_init_job_desc_msg(&desc);
     desc.name = "t-presets-hostile";
     desc.script = "#!/bin/sh\ntrue\n";
