@@ -1,7 +1,5 @@
 #include "presets/loader.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <set>
 
 #include "common/slurm_time.h"
@@ -9,6 +7,7 @@
 #include "presets/text_guard.h"
 #include "presets/trusted_file.h"
 #include "presets/values.h"
+#include "presets/yaml_tree.h"
 
 namespace fairway::presets {
 namespace {
@@ -20,18 +19,17 @@ struct DocumentReader {
     const std::string& file;
     const EnvPolicy& env_policy;
 
-    SourceLocation at(const YAML::Node& node, const std::string& key) const {
-        const auto mark = node.Mark();
-        return SourceLocation{file, mark.is_null() ? 0 : mark.line + 1, key};
+    SourceLocation at(const YamlNode& node, const std::string& key) const {
+        return SourceLocation{file, node.line, key};
     }
-    [[noreturn]] void fail(const YAML::Node& node, const std::string& key, const std::string& problem) const {
+    [[noreturn]] void fail(const YamlNode& node, const std::string& key, const std::string& problem) const {
         throw InputError(at(node, key), problem);
     }
-    std::string scalar(const YAML::Node& node, const std::string& key) const {
-        if (!node.IsScalar()) fail(node, key, "expected a single value, not a list or mapping");
-        if (node.Scalar().size() > kMaxTextValue) fail(node, key, "value longer than 4096 bytes");
-        if (node.Scalar().find('\0') != std::string::npos) fail(node, key, "value contains a NUL byte");
-        return node.Scalar();
+    const std::string& scalar(const YamlNode& node, const std::string& key) const {
+        if (!node.is_scalar()) fail(node, key, "expected a single value, not a list or mapping");
+        if (node.scalar.size() > kMaxTextValue) fail(node, key, "value longer than 4096 bytes");
+        if (node.scalar.find('\0') != std::string::npos) fail(node, key, "value contains a NUL byte");
+        return node.scalar;
     }
 };
 
@@ -99,24 +97,26 @@ bool assign_scalar(JobRequest& request, Field field, std::string_view text) {
     return false;
 }
 
-void read_env(const DocumentReader& reader, const YAML::Node& node, Preset& preset) {
-    if (!node.IsMap()) reader.fail(node, "env", expected_format(Field::env));
-    if (node.size() > kMaxEnvEntries) reader.fail(node, "env", "more than 128 variables");
-    for (const auto& entry : node) {
-        const std::string name = reader.scalar(entry.first, "env");
+void read_env(const DocumentReader& reader, const YamlNode& node, Preset& preset) {
+    if (!node.is_map()) reader.fail(node, "env", expected_format(Field::env));
+    if (node.map_size() > kMaxEnvEntries) reader.fail(node, "env", "more than 128 variables");
+    for (std::size_t i = 0; i < node.items.size(); i += 2) {
+        const YamlNode& name_node = node.items[i];
+        const YamlNode& value = node.items[i + 1];
+        const std::string& name = reader.scalar(name_node, "env");
         const std::string key = "env." + name;
-        if (auto why = reader.env_policy.refusal(name); !why.empty()) reader.fail(entry.first, key, why);
+        if (auto why = reader.env_policy.refusal(name); !why.empty()) reader.fail(name_node, key, why);
         if (preset.values.env.count(name) || preset.cleared_env.count(name))
-            reader.fail(entry.first, key, "variable given twice");
-        if (entry.second.IsNull()) preset.cleared_env.insert(name);
-        else preset.values.env[name] = reader.scalar(entry.second, key);
+            reader.fail(name_node, key, "variable given twice");
+        if (value.is_null()) preset.cleared_env.insert(name);
+        else preset.values.env[name] = reader.scalar(value, key);
     }
 }
 
-void read_field(const DocumentReader& reader, Field field, const YAML::Node& value, Preset& preset) {
+void read_field(const DocumentReader& reader, Field field, const YamlNode& value, Preset& preset) {
     const std::string key(field_key(field));
     if (field == Field::env) return read_env(reader, value, preset);
-    if (value.IsNull()) {
+    if (value.is_null()) {
         preset.cleared.set(static_cast<std::size_t>(field));
         return;
     }
@@ -133,7 +133,7 @@ std::string unknown_key_message(const std::string& key) {
     return message;
 }
 
-void read_entry(const DocumentReader& reader, const std::string& key, const YAML::Node& value, Preset& preset) {
+void read_entry(const DocumentReader& reader, const std::string& key, const YamlNode& value, Preset& preset) {
     if (key == "name") {
         preset.name = reader.scalar(value, key);
         if (!is_valid_name(preset.name))
@@ -143,7 +143,7 @@ void read_entry(const DocumentReader& reader, const std::string& key, const YAML
     } else if (key == "merge") {
         auto strategy = strategy_from_name(reader.scalar(value, key));
         if (!strategy)
-            reader.fail(value, key, "invalid value '" + value.Scalar() + "': expected defaults, override or replace");
+            reader.fail(value, key, "invalid value '" + value.scalar + "': expected defaults, override or replace");
         preset.strategy = *strategy;
     } else if (auto field = field_from_key(key)) {
         read_field(reader, *field, value, preset);
@@ -152,16 +152,16 @@ void read_entry(const DocumentReader& reader, const std::string& key, const YAML
     }
 }
 
-Preset read_document(const DocumentReader& reader, const YAML::Node& doc, bool require_name,
+Preset read_document(const DocumentReader& reader, const YamlNode& doc, bool require_name,
                      const std::string& default_name) {
-    if (!doc.IsMap()) reader.fail(doc, "", "a preset must be a mapping of keys to values");
+    if (!doc.is_map()) reader.fail(doc, "", "a preset must be a mapping of keys to values");
     Preset preset;
     preset.origin = reader.at(doc, "");
     std::set<std::string> seen;
-    for (const auto& entry : doc) {
-        const std::string key = reader.scalar(entry.first, "");
-        if (!seen.insert(key).second) reader.fail(entry.first, key, "key given twice");
-        read_entry(reader, key, entry.second, preset);
+    for (std::size_t i = 0; i < doc.items.size(); i += 2) {
+        const std::string& key = reader.scalar(doc.items[i], "");
+        if (!seen.insert(key).second) reader.fail(doc.items[i], key, "key given twice");
+        read_entry(reader, key, doc.items[i + 1], preset);
     }
     if (preset.name.empty()) {
         if (require_name) reader.fail(doc, "name", "missing: every site preset needs a name");
@@ -170,32 +170,22 @@ Preset read_document(const DocumentReader& reader, const YAML::Node& doc, bool r
     return preset;
 }
 
-std::vector<YAML::Node> load_documents(std::string_view text, const std::string& file) {
-    check_yaml_text(text, file);
-    try {
-        check_yaml_document_count(text, file, 2 * kMaxPresetsPerFile);
-        return YAML::LoadAll(std::string(text));
-    } catch (const YAML::Exception& e) {
-        SourceLocation where{file, e.mark.is_null() ? 0 : e.mark.line + 1, ""};
-        throw InputError(where, "not valid YAML: " + e.msg);
-    }
-}
-
 }  // namespace
 
+ParseBudget user_file_budget(std::size_t max_bytes) {
+    ParseBudget budget = kUserFileBudget;
+    budget.max_bytes = max_bytes;
+    return budget;
+}
+
 std::vector<Preset> parse_presets(std::string_view text, const std::string& file, const EnvPolicy& env_policy,
-                                  bool require_name, const std::string& default_name) {
-    if (text.size() > kMaxSiteFileBytes) throw InputError({file, 0, ""}, "larger than 256 KiB");
+                                  bool require_name, const std::string& default_name, const ParseBudget& budget) {
     const DocumentReader reader{file, env_policy};
     std::vector<Preset> presets;
-    for (const auto& doc : load_documents(text, file)) {
-        if (doc.IsNull()) continue;  // an empty document, e.g. after a trailing "---"
+    for (const auto& doc : parse_yaml_documents(text, file, budget)) {
+        if (doc.is_null()) continue;  // an empty document, e.g. after a trailing "---"
         if (presets.size() == kMaxPresetsPerFile) reader.fail(doc, "", "more than 256 presets in one file");
-        try {
-            presets.push_back(read_document(reader, doc, require_name, default_name));
-        } catch (const YAML::Exception& e) {  // conversions inside yaml-cpp; should not happen
-            reader.fail(doc, "", "unreadable preset: " + e.msg);
-        }
+        presets.push_back(read_document(reader, doc, require_name, default_name));
     }
     for (std::size_t i = 0; i < presets.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)

@@ -21,18 +21,36 @@
 
 #include "presets/env_policy.h"
 #include "presets/preset.h"
+#include "presets/yaml_tree.h"
 
 namespace fairway::presets {
 
 inline constexpr std::size_t kMaxSiteFileBytes = 256 * 1024;
-inline constexpr std::size_t kMaxUserPresetBytes = 16 * 1024;  // default limit for user presets
+// The default limit for user presets. yaml-cpp reads about 80 ns a byte and 800 ns a value of a
+// flow list here, inside slurmctld's job_submit: 8 KiB and kUserFileBudget's 384 values keep the
+// costliest accepted or refused user preset near 1 ms (16 KiB cost 1.3 ms in yaml-cpp alone).
+inline constexpr std::size_t kMaxUserPresetBytes = 8 * 1024;
+// The most presets.conf's max_user_preset_bytes may say: the text travels with every job it names
+// (spank_job_env, kept in slurmctld's state), base64-encoded.
+inline constexpr std::size_t kMaxUserPresetBytesSetting = 64 * 1024;
 inline constexpr std::size_t kMaxPresetsPerFile = 256;
 
-// Parses preset text. `file` names the source in errors. When `require_name` is false a document
-// without `name` is named `default_name` (user files referenced by path). Every env name is
-// checked against `env_policy`. Throws InputError on any problem; never crashes on hostile text.
+// What one file may cost to read. A site file is the site's own; a user file is parsed inside
+// slurmctld's job_submit for every submission that names it, so its budget is what keeps that
+// cheap (one parse, and the structural and value budgets bound yaml-cpp's work whatever the bytes).
+inline constexpr ParseBudget kSiteFileBudget{kMaxSiteFileBytes, 64 * 1024, 2 * kMaxPresetsPerFile,
+                                             64 * 1024,         16,        "site preset file"};
+inline constexpr ParseBudget kUserFileBudget{kMaxUserPresetBytes, 1024, 16, 384, 16, "user preset"};
+// kUserFileBudget with the site's max_user_preset_bytes.
+ParseBudget user_file_budget(std::size_t max_bytes);
+
+// Parses preset text, once. `file` names the source in errors. When `require_name` is false a
+// document without `name` is named `default_name` (user files referenced by path). Every env name
+// is checked against `env_policy`. Throws InputError on any problem, naming the budget when the
+// text exceeds `budget`; never crashes on hostile text.
 std::vector<Preset> parse_presets(std::string_view text, const std::string& file, const EnvPolicy& env_policy,
-                                  bool require_name = true, const std::string& default_name = "");
+                                  bool require_name = true, const std::string& default_name = "",
+                                  const ParseBudget& budget = kSiteFileBudget);
 
 // Reads and parses one file, refusing files larger than `max_bytes`.
 std::vector<Preset> load_preset_file(const std::string& path, const EnvPolicy& env_policy,
@@ -51,7 +69,7 @@ std::vector<Preset> load_site_directory(const std::string& dir, const EnvPolicy&
 // the SPANK plugin:
 //   presets_dir: /etc/slurm/fairway/presets.d
 //   allow_env: [LD_LIBRARY_PATH]           # names normally refused that presets may set
-//   max_user_preset_bytes: 16384
+//   max_user_preset_bytes: 8192
 //   account_defaults:                      # presets applied when a job names none
 //     physics: a100-train
 //     biology: "cpu-small,nccl-ib"

@@ -11,6 +11,7 @@ libfairway_libfairway_la_SOURCES += \
 	libfairway/presets/trusted_file.cpp libfairway/presets/trusted_file.h \
 	libfairway/presets/loader.cpp libfairway/presets/loader.h \
 	libfairway/presets/text_guard.cpp libfairway/presets/text_guard.h \
+	libfairway/presets/yaml_tree.cpp libfairway/presets/yaml_tree.h \
 	libfairway/presets/site.cpp \
 	libfairway/presets/resolver.cpp libfairway/presets/resolver.h \
 	libfairway/presets/carried.cpp libfairway/presets/carried.h \
@@ -22,7 +23,7 @@ tests_unit_fairway_unit_SOURCES += \
 	tests/unit/presets/loader_test.cpp tests/unit/presets/resolver_test.cpp \
 	tests/unit/presets/carried_test.cpp tests/unit/presets/site_test.cpp \
 	tests/unit/presets/submission_test.cpp tests/unit/presets/trusted_file_test.cpp \
-	tests/unit/presets/reference_test.cpp
+	tests/unit/presets/reference_test.cpp tests/unit/presets/budget_test.cpp
 libfairway_libfairway_la_SOURCES += \
 	libfairway/presets/plugstack.cpp \
 	libfairway/presets/slurm_tres.cpp libfairway/presets/slurm_tres.h \

@@ -12,13 +12,21 @@ struct MergeState {
     JobRequest request;
     FieldSet job_owned;
     std::set<std::string> job_owned_env;
+    std::size_t env_bytes = 0;  // of request.env, as NAME=value
 };
 
+std::size_t env_entry_bytes(const std::string& name, const std::string& value) {
+    return name.size() + 1 + value.size();
+}
+
 MergeState start_from(const JobRequest& job) {
-    MergeState state{job, {}, {}};
+    MergeState state{job, {}, {}, 0};
     for (Field field : all_fields())
         if (field != Field::env && is_set(job, field)) state.job_owned.set(detail::index(field));
-    for (const auto& [name, value] : job.env) state.job_owned_env.insert(name);
+    for (const auto& [name, value] : job.env) {
+        state.job_owned_env.insert(name);
+        state.env_bytes += env_entry_bytes(name, value);
+    }
     return state;
 }
 
@@ -33,24 +41,46 @@ void apply_fields(MergeState& state, const Preset& preset, bool respect_job) {
     });
 }
 
+// Checked as each variable is set, so that a merge over the budget stops there.
+void set_env(MergeState& state, const Preset& preset, const std::string& name, const std::string& value) {
+    auto [it, fresh] = state.request.env.try_emplace(name);
+    if (!fresh) state.env_bytes -= env_entry_bytes(name, it->second);
+    it->second = value;
+    state.env_bytes += env_entry_bytes(name, value);
+    auto over = [&](const std::string& what) {
+        throw InputError({preset.origin.file, preset.origin.line, "env." + name},
+                         "the presets together set " + what + " (merged environment budget)");
+    };
+    if (state.request.env.size() > kMaxMergedEnvEntries)
+        over("more than " + std::to_string(kMaxMergedEnvEntries) + " environment variables");
+    if (state.env_bytes > kMaxMergedEnvBytes)
+        over("more than " + std::to_string(kMaxMergedEnvBytes) + " bytes of environment");
+}
+
 void apply_env(MergeState& state, const Preset& preset, bool respect_job) {
     auto owned_by_job = [&](const std::string& name) { return respect_job && state.job_owned_env.count(name) > 0; };
     for (const auto& [name, value] : preset.values.env) {
         if (owned_by_job(name)) continue;
-        state.request.env[name] = value;
+        set_env(state, preset, name, value);
         state.job_owned_env.erase(name);
     }
     for (const auto& name : preset.cleared_env) {
         if (owned_by_job(name)) continue;
-        state.request.env.erase(name);
+        if (auto it = state.request.env.find(name); it != state.request.env.end()) {
+            state.env_bytes -= env_entry_bytes(name, it->second);
+            state.request.env.erase(it);
+        }
         state.job_owned_env.erase(name);
     }
 }
 
 void apply_replace(MergeState& state, const Preset& preset) {
     state.request = preset.values;
+    state.request.env.clear();
+    state.env_bytes = 0;
     state.job_owned.reset();
     state.job_owned_env.clear();
+    for (const auto& [name, value] : preset.values.env) set_env(state, preset, name, value);
 }
 
 }  // namespace
@@ -94,9 +124,12 @@ std::string describe_applied(const std::vector<AppliedPreset>& applied) {
     std::string names;
     for (const auto& entry : applied) {
         if (!entry.preset) continue;
-        check_record_entry(entry.preset->name);
-        names += (names.empty() ? "" : ",") + entry.preset->name;
+        // What is recorded is checked, not the whole path: its directories never reach the record.
+        const auto recorded = record_entry_for(entry.preset->name);
+        check_record_entry(recorded);
+        names += (names.empty() ? "" : ",") + recorded;
     }
+    check_record_list(names);
     return names;
 }
 

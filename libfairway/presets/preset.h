@@ -47,11 +47,19 @@ struct AppliedPreset {
     MergeStrategy strategy = MergeStrategy::defaults;
 };
 
-// Names of applied presets, comma-separated in order ("a100,nccl-ib,./mine.yaml"). Throws
-// InputError for a name that check_record_entry refuses (reference.h): the list is recorded.
+// The record of applied presets, comma-separated in order ("a100,nccl-ib,.../mine.yaml#ddp"; see
+// record_entry_for). Throws InputError for a name that check_record_entry refuses or a list over
+// the record's bounds (reference.h): the list is recorded.
 std::string describe_applied(const std::vector<AppliedPreset>& applied);
 
+// What the presets of one submission may set in the environment together (merged environment
+// budget): every job's steps get it, and slurmctld keeps it with the job.
+inline constexpr std::size_t kMaxMergedEnvEntries = 128;
+inline constexpr std::size_t kMaxMergedEnvBytes = 32 * 1024;  // as NAME=value
+
 // Applies `presets` left to right to `job` (the job's own settings) and returns the result.
+// Throws InputError naming the preset's file and line and the variable where the environment
+// grows over the merged environment budget.
 JobRequest merge_presets(const JobRequest& job, const std::vector<AppliedPreset>& presets);
 
 // Convenience for a single preset with its own strategy.

@@ -96,8 +96,29 @@ void check_record_entry(std::string_view entry) {
         record_error(entry, "'#' may only join a file's path to the name of a preset in it");
 }
 
+std::string record_entry_for(std::string_view preset_name) {
+    const auto slash = preset_name.rfind('/');
+    if (slash == std::string_view::npos) return std::string(preset_name);
+    const auto hash = preset_name.find('#', slash);
+    auto file_name =
+        preset_name.substr(slash + 1, hash == std::string_view::npos ? preset_name.npos : hash - slash - 1);
+    if (file_name.size() > kMaxRecordedFileNameBytes) {
+        std::size_t cut = kMaxRecordedFileNameBytes;
+        while (cut > 0 && (static_cast<unsigned char>(file_name[cut]) & 0xC0) == 0x80) --cut;  // inside a character
+        file_name = file_name.substr(0, cut);
+    }
+    std::string entry = ".../" + std::string(file_name);
+    if (hash != std::string_view::npos) entry += preset_name.substr(hash);
+    return entry;
+}
+
 void check_record_list(std::string_view list) {
+    if (list.size() > kMaxRecordListBytes)
+        record_error(list.substr(0, 64), "the record is longer than " + std::to_string(kMaxRecordListBytes) + " bytes");
+    std::size_t entries = 0;
     for (std::size_t start = 0; !list.empty();) {
+        if (++entries > kMaxAppliedPresets)
+            record_error(list.substr(start, 64), "more than " + std::to_string(kMaxAppliedPresets) + " presets");
         const auto comma = list.find(',', start);
         check_record_entry(list.substr(start, comma == std::string_view::npos ? list.npos : comma - start));
         if (comma == std::string_view::npos) return;

@@ -114,17 +114,37 @@ PresetResolver::PresetResolver(const PresetCatalog& catalog, EnvPolicy env_polic
 
 void PresetResolver::add_user_file(const std::string& path, std::string_view text) {
     check_reference(path);  // every message below names the path, and the record will
-    if (text.size() > max_user_preset_bytes_)
-        throw InputError({path, 0, ""}, "user preset is " + std::to_string(text.size()) +
-                                            " bytes, more than the limit of " + std::to_string(max_user_preset_bytes_));
-    auto presets = parse_presets(text, path, env_policy_, false, path);
+    auto presets = parse_presets(text, path, env_policy_, false, path, user_file_budget(max_user_preset_bytes_));
     // Named after the file, so a user preset can never pass for a site preset in records.
     for (auto& preset : presets)
         if (preset.name != path) preset.name = path + "#" + preset.name;
     user_files_[path] = std::move(presets);
 }
 
+namespace {
+
+// A preset named twice applies once more to no purpose but the cost of merging it again; the
+// user meant something else (a typo, or ':override' on the first), so it is refused, not dropped.
+void check_named_once(const std::vector<PresetRef>& refs) {
+    for (std::size_t i = 0; i < refs.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (refs[i].name == refs[j].name)
+                preset_error("preset '" + refs[i].name + "' named twice in one list (entries " + std::to_string(j + 1) +
+                             " and " + std::to_string(i + 1) + ")");
+}
+
+void add_applied(std::vector<AppliedPreset>& applied, const Preset& preset, MergeStrategy strategy) {
+    if (applied.size() == kMaxAppliedPresets)
+        throw InputError(
+            {preset.origin.file, preset.origin.line, "preset"},
+            "more than " + std::to_string(kMaxAppliedPresets) + " presets in one submission (applied presets budget)");
+    applied.push_back({&preset, strategy});
+}
+
+}  // namespace
+
 std::vector<AppliedPreset> PresetResolver::resolve(const std::vector<PresetRef>& refs) const {
+    check_named_once(refs);
     std::vector<AppliedPreset> applied;
     for (const auto& ref : refs) {
         if (ref.is_path()) {
@@ -132,7 +152,7 @@ std::vector<AppliedPreset> PresetResolver::resolve(const std::vector<PresetRef>&
             if (file == user_files_.end())
                 preset_error("the text of preset file '" + ref.name + "' was not carried with the job");
             for (const auto& preset : file->second)
-                applied.push_back({&preset, ref.strategy.value_or(preset.strategy)});
+                add_applied(applied, preset, ref.strategy.value_or(preset.strategy));
             continue;
         }
         const Preset* preset = catalog_.find(ref.name);
@@ -145,7 +165,7 @@ std::vector<AppliedPreset> PresetResolver::resolve(const std::vector<PresetRef>&
             else message += (near ? " available: " : "; available: ") + join(names, ", ");
             preset_error(message);
         }
-        applied.push_back({preset, ref.strategy.value_or(preset->strategy)});
+        add_applied(applied, *preset, ref.strategy.value_or(preset->strategy));
     }
     return applied;
 }

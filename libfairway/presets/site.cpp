@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -63,6 +64,10 @@ void read_account_defaults(const std::string& file, const YAML::Node& node, Site
         std::string key = "account_defaults." + account;
         std::string list = config_scalar(file, entry.second, key);
         if (!is_valid_name(account)) config_error(file, entry.first, key, "invalid account name");
+        // Slurm stores account names in lowercase, and job_submit looks them up so.
+        for (auto& c : account) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (config.account_defaults.count(account))
+            config_error(file, entry.first, key, "account '" + account + "' given twice (account names ignore case)");
         try {
             for (const auto& ref : parse_preset_list(list))
                 if (ref.is_path())
@@ -82,8 +87,10 @@ void read_config_entry(const std::string& file, const std::string& key, const YA
     } else if (key == "allow_env") {
         read_allow_env(file, value, config);
     } else if (key == "max_user_preset_bytes") {
-        auto bytes = parse_count(config_scalar(file, value, key), 1024 * 1024);
-        if (!bytes) config_error(file, value, key, "expected a size in bytes, 1 to 1048576");
+        auto bytes = parse_count(config_scalar(file, value, key), kMaxUserPresetBytesSetting);
+        if (!bytes)
+            config_error(file, value, key,
+                         "expected a size in bytes, 1 to " + std::to_string(kMaxUserPresetBytesSetting));
         config.max_user_preset_bytes = *bytes;
     } else if (key == "account_defaults") {
         read_account_defaults(file, value, config);

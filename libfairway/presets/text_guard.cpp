@@ -1,10 +1,6 @@
 #include "presets/text_guard.h"
 
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/parser.h>
-
 #include <cstdint>
-#include <sstream>
 
 #include "common/error.h"
 #include "presets/utf8.h"
@@ -17,32 +13,7 @@ bool is_forbidden_control(char c) {
     return (byte < 0x20 && c != '\t' && c != '\n' && c != '\r') || byte == 0x7f;
 }
 
-// Ignores every event: only the number of documents matters here.
-class DocumentSkipper : public YAML::EventHandler {
-public:
-    void OnDocumentStart(const YAML::Mark&) override {}
-    void OnDocumentEnd() override {}
-    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-    void OnSequenceEnd() override {}
-    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-    void OnMapEnd() override {}
-};
-
 }  // namespace
-
-void check_yaml_document_count(std::string_view text, const std::string& file, std::size_t max_documents) {
-    std::istringstream stream{std::string(text)};
-    YAML::Parser parser(stream);
-    DocumentSkipper skipper;
-    for (std::size_t documents = 0; parser.HandleNextDocument(skipper);)
-        if (++documents > max_documents)
-            throw InputError({file, 0, ""},
-                             "more than " + std::to_string(max_documents) +
-                                 " YAML documents (a stray ',' outside [ ] or { } makes endless empty ones)");
-}
 
 void check_yaml_text(std::string_view text, const std::string& file) {
     int line = 1;

@@ -83,7 +83,7 @@ TEST(Submission, UserFilesTravelEncoded) {
     auto applied = apply_presets_to_submission(make_site(), submission);
     ASSERT_TRUE(applied);
     EXPECT_EQ(applied->request.qos, "high");
-    EXPECT_EQ(applied->applied, "./mine.yaml");
+    EXPECT_EQ(applied->applied, ".../mine.yaml");  // the record names files, not paths
 }
 
 TEST(Submission, ErrorsAreClear) {
