@@ -13,47 +13,8 @@ jobs=()
 cleanup() { [ ${#jobs[@]} -gt 0 ] && scancel "${jobs[@]}" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$work"; }
 trap cleanup EXIT
 
-# A held batch job submitted through libslurm with the given spank_job_env entries (argv); with
-# RAW_OUTPUT=FILE in its environment the job runs instead and writes its environment to FILE.
-cat >"$work/raw-submit.c" <<'C'
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
-int main(int argc, char **argv) {
-    job_desc_msg_t desc;
-    submit_response_msg_t *resp = NULL;
-    char *env[] = {"PATH=/usr/bin:/bin", "SLURM_SPANK_FAIRWAY_APPLIED_PRESETS=forged", NULL};
-    slurm_init(NULL); /* required before any Slurm API call since 23.02 */
-    slurm_init_job_desc_msg(&desc);
-    desc.name = "t-presets-hostile";
-    desc.script = "#!/bin/sh\ntrue\n";
-    desc.user_id = getuid();
-    desc.group_id = getgid();
-    desc.work_dir = "/tmp";
-    desc.std_out = "/dev/null";
-    desc.priority = 0; /* held */
-    if (getenv("RAW_OUTPUT")) {
-        desc.priority = NO_VAL;
-        desc.std_out = getenv("RAW_OUTPUT");
-        desc.script = "#!/bin/sh\nenv\n";
-    }
-    desc.environment = env;
-    desc.env_size = 2;
-    desc.spank_job_env = argv + 1;
-    desc.spank_job_env_size = argc - 1;
-    if (slurm_submit_batch_job(&desc, &resp) != SLURM_SUCCESS) {
-        printf("refused: %s\n", slurm_strerror(errno));
-        return 1;
-    }
-    printf("%u\n", resp->job_id);
-    return 0;
-}
-C
-# shellcheck disable=SC2086  # SLURM_PROGRAM_FLAGS: several words (testlib.sh)
-gcc $SLURM_PROGRAM_FLAGS -o "$work/raw-submit" "$work/raw-submit.c" -lslurm || fail "cannot build the raw submitter"
+. "$FAIRWAY_SRC/tests/cluster/presets-corpus.sh"
+raw_submitter_build "$work" || fail "cannot build the raw submitter"
 raw() { as_user alice "$work/raw-submit" "$@" 2>&1; }
 chown alice "$work"
 
@@ -101,7 +62,8 @@ refuse "key 'FAIRWAY_USER_PRESETS': malformed" "$opt=./x.yaml" "FAIRWAY_USER_PRE
 refuse "exceed the limit" "$opt=./x.yaml" "FAIRWAY_USER_PRESETS=$(b64 ./x.yaml):$(b64 "$long")"
 refuse "YAML documents" "$opt=./x.yaml" "FAIRWAY_USER_PRESETS=$(b64 ./x.yaml):$(b64 ',')"
 refuse "control character" "$opt=./x.yaml" "FAIRWAY_USER_PRESETS=$(b64 ./x.yaml):$(printf 'a\001b' | base64 -w0)"
-refuse "not valid YAML" "$opt=./x.yaml" "FAIRWAY_USER_PRESETS=$(b64 ./x.yaml):$(b64 "$(head -c 3000 /dev/zero | tr '\0' '[')")"
+refuse "structural characters" "$opt=./x.yaml" "FAIRWAY_USER_PRESETS=$(b64 ./x.yaml):$(b64 "$(head -c 3000 /dev/zero | tr '\0' '[')")"
+refuse "not valid YAML" "$opt=./x.yaml" "FAIRWAY_USER_PRESETS=$(b64 ./x.yaml):$(b64 'time: [')"
 refuse "env.SLURM_CONF" "$opt=./x.yaml" "FAIRWAY_USER_PRESETS=$(b64 ./x.yaml):$(b64 $'env:\n  SLURM_CONF: /tmp/x')"
 
 # Every preset name and path becomes part of job_submit's record: AdminComment (entries joined by

@@ -114,9 +114,10 @@ expect_field "$job" TimeLimit 00:25:00
 expect_field "$job" TresPerNode "$(gres_tres gpu:a100:4)"
 expect_field "$job" AdminComment fairway-presets=t-presets-a100,t-presets-long
 
-note "6. account defaults apply when a job names no preset, only to that account"
+note "6. account defaults apply when a job names no preset, only to that account, whatever the key's case"
 mkdir -p "$conf_dir"
-printf 'account_defaults:\n  biology: t-presets-long\n' >"$conf_dir/presets.conf"
+# Slurm keeps account names in lowercase; presets.conf may write them as the site likes.
+printf 'account_defaults:\n  Biology: t-presets-long\n' >"$conf_dir/presets.conf"
 chmod 0644 "$conf_dir/presets.conf"
 submit bob
 expect_field "$job" TimeLimit 00:25:00
@@ -125,6 +126,14 @@ submit bob --preset=t-presets-strict
 expect_field "$job" TimeLimit 00:10:00
 submit alice
 expect_field "$job" AdminComment ""
+note "   defaults, not a limit: any --preset (an empty file too) skips them, and scontrol update changes what they set"
+printf '# nothing\n' >"$userdir/empty.yaml" && chown bob "$userdir/empty.yaml" && chmod 0755 "$userdir"
+submit bob --preset="$userdir/empty.yaml"
+expect_field "$job" TimeLimit UNLIMITED   # partition gpu's, not the account default's 25 minutes
+expect_field "$job" AdminComment fairway-presets=
+submit bob
+as_user bob scontrol update JobId="$job" TimeLimit=5 || fail "bob cannot lower the time an account default set"
+expect_field "$job" TimeLimit 00:05:00
 rm -f "$conf_dir/presets.conf"
 
 note "7. an unknown name is refused with the list and the nearest match"
@@ -164,7 +173,7 @@ submit alice --preset="$userdir/mine.yaml"
 expect_field "$job" Partition debug
 expect_field "$job" TimeLimit 00:07:00
 expect_field "$job" TresPerJob "$(gres_tres gpu:h100:2)"
-expect_field "$job" AdminComment "fairway-presets=$userdir/mine.yaml"
+expect_field "$job" AdminComment "fairway-presets=.../mine.yaml"  # the file's name, not its path
 refused alice --preset="$userdir/evil.yaml"
 expect_match "$refusal" "evil.yaml:2: key 'env.LD_PRELOAD'" "forbidden env message"
 
