@@ -31,12 +31,18 @@ wait_for 30 "the long window warning" logged_after "$before" "warning: the windo
 note "$(fairway_log_after "$before" | grep -F 'warning: the window' | tail -n 1)"
 fairway_log_after "$before" | grep -qF "warning: PriorityDecayHalfLife" && fail "half-life warning although the window is 1100 days"
 
-# 3. A bad value: the error names slurm.conf once.
+# 3. A bad value: the error names slurm.conf once, and slurmctld keeps the previous configuration.
+# 22.05 reconfigures in place: the plugin keeps its settings. 24.11 re-executes slurmctld: the new
+# process stops at init() and the old one resumes, so scontrol reconfigure fails.
 before=$(log_lines)
-reconfigure_with "window=30:00,calc_period=0"
-wait_for 30 "the configuration error" logged_after "$before" "keeping the previous one" ||
+ctld=$(slurmctld_pid)
+sed -i "s|^PriorityParameters=.*|PriorityParameters=window=30:00,calc_period=0|" "$SLURM_CONF"
+if scontrol reconfigure; then kept="keeping the previous one"; else kept="invalid priority configuration"; fi
+wait_for 30 "the configuration error" logged_after "$before" "$kept" ||
     fail "no error logged: $(fairway_log_after "$before" | tr '\n' ';')"
-line=$(fairway_log_after "$before" | grep -F "keeping the previous one" | tail -n 1)
+line=$(fairway_log_after "$before" | grep -F "$kept" | tail -n 1)
 note "$line"
-expect_match "$line" "previous one: slurm.conf: key 'calc_period'" "the configuration error"
+expect_match "$line" "$kept: slurm.conf: key 'calc_period'" "the configuration error"
+expect_eq "$(slurmctld_pid)" "$ctld" "slurmctld's pid after the refused configuration"
+scontrol ping | grep -q 'is UP' || fail "slurmctld does not answer after the refused configuration"
 [ "$(grep -o 'slurm.conf' <<<"$line" | wc -l)" = 1 ] || fail "slurm.conf named more than once: $line"
