@@ -234,7 +234,7 @@ void Adapter::job_ended(job_record_t* job) {
     std::lock_guard<std::mutex> lock(state_mutex_);
     if (!book_) return;
     try {
-        book_->charge(charge->owners, charge->rates, charge->seconds, time_point(charge->at));
+        book_->charge_span(charge->owners, charge->rates, charge->span.from, charge->span.to);
         book_changed_ = true;
     } catch (const InputError& e) {
         error("priority/fairway: final usage of %pJ not charged: %s", job, e.what());

@@ -214,7 +214,7 @@ std::optional<fairshare::AssociationTree> Adapter::charge_and_advance(const Coll
     book_changed_ = book_changed_ || !usage.charges.empty();
     for (const UsageCharge& charge : usage.charges) {
         try {
-            book_->charge(charge.owners, charge.rates, charge.seconds, time_point(charge.at));
+            book_->charge_span(charge.owners, charge.rates, charge.span.from, charge.span.to);
         } catch (const InputError& e) {
             error("priority/fairway: usage of association %u not charged: %s", charge.owners.association, e.what());
         }

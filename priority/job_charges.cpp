@@ -77,14 +77,17 @@ std::optional<UsageCharge> JobChargeTracker::charge_job(job_record_t* job, time_
                                                         const SlurmctldSymbols& symbols,
                                                         std::unordered_map<uint32_t, time_t>& still_running) {
     if (!accrues_usage(job)) return std::nullopt;
-    const time_t from = std::max(job->start_time, charged_up_to(job, last_pass));
     const bool ended = has_ended(job);
-    const time_t to = ended ? std::min(std::max(job->end_time, from), now) : now;
-    if (!ended) still_running[job->job_id] = std::max(to, from);
-    if (to <= from) return std::nullopt;
-    const double billing = symbols.billable_tres(job, from, true);
-    return UsageCharge{usage_owners(job), usage_rates(job, billing > 0 ? billing : 0.0, *symbols.tres_count),
-                       static_cast<double>(to - from), to};
+    const time_t end = ended ? std::min(std::max(job->end_time, job->start_time), now) : now;
+    // No horizon here: what a job is charged from is never older than the saved clock or a
+    // rebuild's horizon (usage_horizon), and the book drops seconds that left the window.
+    const fairshare::ChargeSpan span =
+        fairshare::uncharged_span(fairshare::from_unix_seconds(job->start_time), fairshare::from_unix_seconds(end),
+                                  fairshare::from_unix_seconds(charged_up_to(job, last_pass)), fairshare::TimePoint{});
+    if (!ended) still_running[job->job_id] = span.to.time_since_epoch().count();
+    if (span.empty()) return std::nullopt;
+    const double billing = symbols.billable_tres(job, span.from.time_since_epoch().count(), true);
+    return UsageCharge{usage_owners(job), usage_rates(job, billing > 0 ? billing : 0.0, *symbols.tres_count), span};
 }
 
 std::vector<UsageCharge> JobChargeTracker::collect(const std::vector<job_record_t*>& jobs, time_t now, time_t last_pass,

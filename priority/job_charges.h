@@ -3,9 +3,10 @@
 // calc_job_billable_tres), wall time and each allocated TRES, all x QOS UsageFactor, for the job's
 // association, its QOS and its partition's QOS, as multifactor charges them.
 //
-// Each job is charged for the time since it was last charged, so a job is never charged twice
-// for the same second, whether the charge comes from a calculation pass or from
-// priority_p_job_end (which Slurm calls only with AccountingStorageEnforce=limits).
+// Each job is charged for the time since it was last charged (fairshare/run_charges.h, the rule the
+// rebuild and fairway-report follow too), so a job is never charged twice for the same second,
+// whether the charge comes from a calculation pass or from priority_p_job_end (which Slurm calls
+// only with AccountingStorageEnforce=limits).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "fairshare/recorded_runs.h"
+#include "fairshare/run_charges.h"
 #include "fairshare/usage_book.h"
 #include "priority/slurmctld_symbols.h"
 
@@ -22,8 +24,7 @@ namespace fairway::priority {
 struct UsageCharge {
     fairshare::UsageOwners owners;
     fairshare::UsageRates rates;
-    double seconds = 0;
-    time_t at = 0;  // end of the charged interval
+    fairshare::ChargeSpan span;  // for UsageBook::charge_span
 };
 
 // What one second of `job` costs on each meter. Caller holds assoc_mgr's QOS and TRES read locks.

@@ -12,16 +12,6 @@
 namespace fairway::priority {
 namespace {
 
-// How far back accounting matters: the window (plus a bucket, the edge tolerance), or for an
-// infinite window 30 half-lives (older usage weighs < 1e-9), or everything without decay.
-time_t rebuild_horizon(const fairshare::LedgerConfig& config, time_t now) {
-    if (config.window != fairshare::kInfiniteWindow)
-        return now - static_cast<time_t>((config.window + config.bucket).count());
-    if (config.half_life.count() > 0)
-        return std::max<time_t>(1, now - 30 * static_cast<time_t>(config.half_life.count()));
-    return 1;
-}
-
 std::unordered_map<uint32_t, double> qos_usage_factors() {
     std::unordered_map<uint32_t, double> factors;
     AssocMgrLock lock({.qos = READ_LOCK});
@@ -65,20 +55,8 @@ fairshare::UsageOwners recorded_owners(const slurmdb_job_rec_t* job, const Parti
     return owners;
 }
 
-// Charges [start, end) in pieces that end at multiples of `piece`, each charged at its end.
-void charge_pieces(fairshare::UsageBook& book, const fairshare::UsageOwners& owners, const fairshare::UsageRates& rates,
-                   time_t start, time_t end, time_t piece) {
-    for (time_t from = start; from < end;) {
-        const time_t to = std::min(end, (from / piece + 1) * piece);
-        book.charge(owners, rates, static_cast<double>(to - from), fairshare::TimePoint{Seconds{to}});
-        from = to;
-    }
-}
-
-fairshare::TimePoint time_point(time_t t) { return fairshare::TimePoint{Seconds{t}}; }
-
 std::optional<fairshare::TimePoint> time_if_set(time_t t) {
-    return t > 0 ? std::optional(time_point(t)) : std::nullopt;
+    return t > 0 ? std::optional(fairshare::from_unix_seconds(t)) : std::nullopt;
 }
 
 fairshare::RecordedRun recorded_run(const slurmdb_job_rec_t* job) {
@@ -127,16 +105,13 @@ LiveRuns live_runs(const SlurmctldSymbols& symbols, list_t* jobs) {
     return live;
 }
 
-// Charges `span` of the recorded job to `book` in bucket-sized pieces, each at its end, as the
-// passes would have charged it.
+// Charges `span` of the recorded job to `book` as the passes charged it (fairshare/run_charges.h).
 void charge_record(fairshare::UsageBook& book, const slurmdb_job_rec_t* job, const fairshare::ChargeSpan& span,
                    const std::unordered_map<uint32_t, double>& usage_factors, const PartitionQos& partition_qos) {
     const auto factor = usage_factors.find(job->qosid);
     const double usage_factor = factor != usage_factors.end() ? factor->second : 1.0;
-    const time_t piece = std::max<time_t>(10, book.config().bucket.count());
     try {
-        charge_pieces(book, recorded_owners(job, partition_qos), recorded_rates(job, usage_factor),
-                      span.from.time_since_epoch().count(), span.to.time_since_epoch().count(), piece);
+        book.charge_span(recorded_owners(job, partition_qos), recorded_rates(job, usage_factor), span.from, span.to);
     } catch (const InputError& e) {
         error("priority/fairway: usage of job %u in accounting not counted: %s", job->jobid, e.what());
     }
@@ -204,7 +179,8 @@ std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbol
                                                   const fairshare::LedgerConfig& config, time_t now,
                                                   time_t complete_until, const PartitionQos& partition_qos) {
     const fairshare::LedgerConfig resolved = config.validated();
-    const time_t since = rebuild_horizon(resolved, now);
+    const time_t since =
+        fairshare::usage_horizon(resolved, fairshare::from_unix_seconds(now)).time_since_epoch().count();
     const auto usage_factors = qos_usage_factors();
     list_t* jobs = query_jobs(*symbols.acct_db_conn, since, now);
     if (!jobs) {
@@ -212,14 +188,16 @@ std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbol
         return std::nullopt;
     }
     const LiveRuns live = live_runs(symbols, jobs);
-    RebuiltUsage rebuilt{fairshare::UsageBook::starting_at(resolved, time_point(now)),
-                         fairshare::RebuildCoverage(time_point(since), time_point(now))};
+    RebuiltUsage rebuilt{
+        fairshare::UsageBook::starting_at(resolved, fairshare::from_unix_seconds(now)),
+        fairshare::RebuildCoverage(fairshare::from_unix_seconds(since), fairshare::from_unix_seconds(now))};
     int run_count = 0;
     for_each_record(jobs, [&](const slurmdb_job_rec_t* job) {
         const fairshare::RecordedRun run = recorded_run(job);
         const auto held = live.find(run.id);
-        const auto span = span_to_charge(run, held != live.end() ? &held->second : nullptr, time_point(since),
-                                         time_point(complete_until), time_point(now));
+        const auto span =
+            span_to_charge(run, held != live.end() ? &held->second : nullptr, fairshare::from_unix_seconds(since),
+                           fairshare::from_unix_seconds(complete_until), fairshare::from_unix_seconds(now));
         if (!span) return;
         rebuilt.coverage.add(run.id);
         if (!job->associd || span->empty()) return;
@@ -227,7 +205,7 @@ std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbol
         ++run_count;
     });
     FREE_NULL_LIST(jobs);
-    rebuilt.book.advance(time_point(now));
+    rebuilt.book.advance(fairshare::from_unix_seconds(now));
     info("priority/fairway: read the usage of %d job runs since %ld from accounting", run_count,
          static_cast<long>(since));
     return rebuilt;

@@ -45,10 +45,11 @@ struct RebuiltUsage {
 // The usage of every job run within the window, from slurmdbd through slurmctld's accounting
 // connection (`symbols.acct_db_conn`), charged as the passes would have: billing, wall time and
 // each allocated TRES, x QOS UsageFactor, to the job's association, its QOS and its partition's QOS
-// (`partition_qos`, today's configuration); how far each run is charged: recorded_runs.h, with
-// `complete_until` from accounting_complete_until. Each run is split into bucket-sized pieces so
-// decay sees it as it was charged. nullopt (logged) when slurmdbd does not answer. Takes
-// slurmctld's job read lock and assoc_mgr's QOS read lock itself; call without any Slurm lock held.
+// (`partition_qos`, today's configuration), from the look-back horizon on (run_charges.h); how far
+// each run is charged: recorded_runs.h, with `complete_until` from accounting_complete_until. Each
+// run is charged as a span (run_charges.h), so it weighs what the passes' charges of it weigh. nullopt (logged) when
+// slurmdbd does not answer. Takes slurmctld's job read lock and assoc_mgr's QOS read lock itself; call without any
+// Slurm lock held.
 std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbols,
                                                   const fairshare::LedgerConfig& config, time_t now,
                                                   time_t complete_until, const PartitionQos& partition_qos);

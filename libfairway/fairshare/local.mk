@@ -1,6 +1,6 @@
 # libfairway/fairshare: windowed usage ledger, association tree, Classic and Fair Tree factors,
-# multifactor's job priority formula, PriorityParameters parsing, recovery forecast, what a rebuild
-# charges of accounting's job records.
+# multifactor's job priority formula, PriorityParameters parsing, recovery forecast, the rule that
+# turns a job's run into usage, what a rebuild charges of accounting's job records.
 libfairway_libfairway_la_SOURCES += \
 	libfairway/fairshare/usage_ledger.cpp libfairway/fairshare/usage_ledger.h \
 	libfairway/fairshare/ledger_codec.cpp libfairway/fairshare/byte_codec.h \
@@ -13,6 +13,7 @@ libfairway_libfairway_la_SOURCES += \
 	libfairway/fairshare/walk_memo.cpp libfairway/fairshare/walk_memo.h \
 	libfairway/fairshare/age_calendar.cpp libfairway/fairshare/age_calendar.h \
 	libfairway/fairshare/forecast.cpp libfairway/fairshare/forecast.h \
+	libfairway/fairshare/run_charges.cpp libfairway/fairshare/run_charges.h \
 	libfairway/fairshare/recorded_runs.cpp libfairway/fairshare/recorded_runs.h
 EXTRA_DIST += libfairway/fairshare/README.md
 tests_unit_fairway_unit_SOURCES += \
@@ -25,6 +26,7 @@ tests_unit_fairway_unit_SOURCES += \
 	tests/unit/fairshare/walk_memo_test.cpp \
 	tests/unit/fairshare/age_calendar_test.cpp \
 	tests/unit/fairshare/forecast_test.cpp \
+	tests/unit/fairshare/run_charges_test.cpp \
 	tests/unit/fairshare/recorded_runs_test.cpp
 
 # Google Benchmark for the core; built on request only (`make tests/bench/fairshare-bench`), since

@@ -17,9 +17,7 @@ TimePoint charge_until(const RecordedRun& run, const LiveRun* live, TimePoint co
 std::optional<ChargeSpan> span_to_charge(const RecordedRun& run, const LiveRun* live, TimePoint since,
                                          TimePoint complete_until, TimePoint now) {
     if (!run.start || *run.start >= now) return std::nullopt;
-    const TimePoint from = std::max(*run.start, since);
-    const TimePoint to = std::clamp(charge_until(run, live, complete_until, now), from, std::max(from, now));
-    return ChargeSpan{from, to};
+    return uncharged_span(*run.start, std::min(charge_until(run, live, complete_until, now), now), std::nullopt, since);
 }
 
 TimePoint RebuildCoverage::charge_from(const RunId& run, TimePoint start) const {

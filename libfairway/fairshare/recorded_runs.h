@@ -26,6 +26,7 @@
 #include <optional>
 #include <set>
 
+#include "fairshare/run_charges.h"
 #include "fairshare/usage_ledger.h"
 
 namespace fairway::fairshare {
@@ -47,14 +48,8 @@ struct LiveRun {
     std::optional<TimePoint> ended;  // none: still running
 };
 
-// [from, to) to charge.
-struct ChargeSpan {
-    TimePoint from;
-    TimePoint to;
-    bool empty() const { return to <= from; }
-};
-
-// The part of `run` to charge at `now` (rules above); nullopt when it never started or starts
+// The part of `run` to charge at `now` (rules above; run_charges.h's uncharged_span with the
+// rebuild's horizon `since`); nullopt when it never started or starts
 // at or after `now`. `live` is null when slurmctld does not hold the run.
 std::optional<ChargeSpan> span_to_charge(const RecordedRun& run, const LiveRun* live, TimePoint since,
                                          TimePoint complete_until, TimePoint now);

@@ -63,6 +63,30 @@ bool UsageBook::charge(const UsageOwners& owners, const UsageRates& rates, doubl
     return true;
 }
 
+bool UsageBook::charge_owner_span(Owner owner, std::uint32_t id, const UsageRates& rates, TimePoint from,
+                                  TimePoint to) {
+    bool counted = true;
+    if (rates.billing > 0) counted = ledger(Meter::billing(owner)).charge_span(id, rates.billing, from, to) && counted;
+    if (rates.wall > 0) counted = ledger(Meter::wall(owner)).charge_span(id, rates.wall, from, to) && counted;
+    for (const auto& [tres, rate] : rates.tres)
+        if (rate > 0) counted = ledger(Meter::tres(owner, tres)).charge_span(id, rate, from, to) && counted;
+    return counted;
+}
+
+bool UsageBook::charge_span(const UsageOwners& owners, const UsageRates& rates, TimePoint from, TimePoint to) {
+    check_time(from, "time");
+    check_amounts(rates, static_cast<double>(std::max<std::int64_t>(0, (to - from).count())), to);
+    if (to <= from) return true;
+    if (to > clock_) clock_ = to;
+    bool counted = charge_owner_span(Owner::association, owners.association, rates, from, to);
+    for (QosId qos : owners.qos)
+        if (qos != 0) {
+            counted = charge_owner_span(Owner::qos, qos, rates, from, to) && counted;
+            counted = charge_owner_span(Owner::qos_undecayed, qos, rates, from, to) && counted;
+        }
+    return counted;
+}
+
 AdvanceStats UsageBook::advance(TimePoint now) {
     check_time(now, "time");
     AdvanceStats total;

@@ -86,6 +86,10 @@ public:
     // non-zero rate. Throws InputError (the book unchanged) for negative, NaN, inf or huge amounts
     // or an out-of-range time. Returns false when the charge was older than the window.
     bool charge(const UsageOwners& owners, const UsageRates& rates, double seconds, TimePoint at);
+    // Charges `rates` per second over every second of [from, to) to every meter of `owners`
+    // (WindowedUsageLedger::charge_span: cutting the span anywhere changes nothing). Throws as
+    // charge(); returns false when some seconds were older than the window.
+    bool charge_span(const UsageOwners& owners, const UsageRates& rates, TimePoint from, TimePoint to);
 
     // Moves every meter's clock to `now` (WindowedUsageLedger::advance); meters left empty are
     // dropped. Returns the work done, summed over meters.
@@ -120,6 +124,7 @@ private:
     // The configuration of an owner's meters: the book's, without decay for qos_undecayed.
     static LedgerConfig config_for(const LedgerConfig& book, Owner owner);
     void charge_owner(Owner owner, std::uint32_t id, const UsageRates& rates, double seconds, TimePoint at);
+    bool charge_owner_span(Owner owner, std::uint32_t id, const UsageRates& rates, TimePoint from, TimePoint to);
 
     LedgerConfig config_;
     TimePoint clock_{};

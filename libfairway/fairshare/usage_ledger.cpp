@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "common/error.h"
 
@@ -118,6 +119,67 @@ bool WindowedUsageLedger::charge(AssocId assoc, double billing_seconds, TimePoin
         add_to_bucket(account, target.index, billing_seconds * growth(static_cast<double>(seconds_of(at) - end)));
     }
     return true;
+}
+
+double WindowedUsageLedger::span_weight(double rate, TimePoint from, TimePoint to, TimePoint reference) const {
+    const double length = static_cast<double>(seconds_of(to) - seconds_of(from));
+    if (config_.half_life.count() == 0) return rate * length;
+    // H/ln2 * (2^((to - ref)/H) - 2^((from - ref)/H)), with expm1 so short spans keep their digits.
+    const double h = static_cast<double>(config_.half_life.count());
+    return rate * (h / std::numbers::ln2) * growth(static_cast<double>(seconds_of(from) - seconds_of(reference))) *
+           std::expm1(length * std::numbers::ln2 / h);
+}
+
+bool WindowedUsageLedger::charge_within_bucket(Account& account, double rate, TimePoint from, TimePoint to) {
+    const std::int64_t width = config_.bucket.count();
+    const Bucket target{seconds_of(from) / width, 0};
+    if (windowed() && bucket_expired(target, std::max(clock_, to))) return false;
+    clock_ = std::max(clock_, to);
+    if (half_lives_after_anchor(to) > kRebaseHalfLives) rebase_anchor(to);
+    account.anchored += span_weight(rate, from, to, anchor_);
+    if (windowed()) {
+        const TimePoint end{Seconds{(target.index + 1) * width}};
+        add_to_bucket(account, target.index, span_weight(rate, from, to, end));
+    }
+    return true;
+}
+
+TimePoint WindowedUsageLedger::bucket_end_after(TimePoint t) const {
+    const std::int64_t width = config_.bucket.count();
+    return TimePoint{Seconds{(seconds_of(t) / width + 1) * width}};
+}
+
+TimePoint WindowedUsageLedger::oldest_live_second(TimePoint now) const {
+    const std::int64_t width = config_.bucket.count();
+    const std::int64_t since = seconds_of(now) - config_.window.count();
+    const std::int64_t index = since >= 0 ? since / width : -((-since + width - 1) / width);
+    return TimePoint{Seconds{std::max<std::int64_t>(0, index * width)}};
+}
+
+bool WindowedUsageLedger::charge_span(AssocId assoc, double rate, TimePoint from, TimePoint to) {
+    if (!std::isfinite(rate) || rate < 0)
+        reject("billing_seconds", "usage rate must be a finite number >= 0, got " + std::to_string(rate));
+    check_time(from, "time");
+    check_charge(rate * static_cast<double>(std::max<std::int64_t>(0, seconds_of(to) - seconds_of(from))), to);
+    if (rate == 0 || to <= from) return true;
+    bool all_counted = true;
+    if (windowed()) {  // seconds in buckets that already left the window are skipped, not walked
+        const TimePoint oldest = oldest_live_second(std::max(clock_, to));
+        all_counted = from >= oldest;
+        from = std::max(from, oldest);
+        if (from >= to) return false;
+    }
+    if (accounts_.empty() && clock_ == TimePoint{}) anchor_ = to;
+    Account& account = accounts_[assoc];
+    // Only bucket boundaries cut the span (an infinite window has none), so where passes or
+    // restarts cut it before changes nothing.
+    for (TimePoint piece = from; piece < to;) {
+        const TimePoint piece_end = windowed() ? std::min(to, bucket_end_after(piece)) : to;
+        all_counted = charge_within_bucket(account, rate, piece, piece_end) && all_counted;
+        piece = piece_end;
+    }
+    if (windowed() && account.buckets.empty()) accounts_.erase(assoc);  // every second was too old
+    return all_counted;
 }
 
 bool WindowedUsageLedger::accepts(TimePoint at) const {

@@ -40,6 +40,9 @@ namespace fairway::fairshare {
 using TimePoint = std::chrono::sys_seconds;
 using AssocId = std::uint32_t;
 
+// A time_t (Unix seconds) as a TimePoint.
+inline TimePoint from_unix_seconds(std::int64_t seconds) { return TimePoint{Seconds{seconds}}; }
+
 // Largest single charge accepted (billing-seconds): far above any real job (1e6 billing x 30 years).
 inline constexpr double kMaxChargeBillingSeconds = 1e18;
 // Latest accepted time: 3000-01-01T00:00:00Z. Earliest: the epoch.
@@ -85,6 +88,12 @@ public:
     // Throws InputError (key "billing_seconds" or "time") for negative, NaN, inf, huge or
     // out-of-range input; the ledger is unchanged then.
     bool charge(AssocId assoc, double billing_seconds, TimePoint at);
+    // Adds `rate` per second over every second of [from, to) (run_charges.h): each second decays
+    // from its own time (the integral of the rate, not the sum charged at `to`) and is filed in the
+    // bucket that holds it, so charging [a, b) and then [b, c) leaves exactly what charging [a, c)
+    // does, to rounding. Seconds older than the window are dropped (returns false when any was).
+    // Throws InputError as charge() for a bad rate x length or time; the ledger is unchanged then.
+    bool charge_span(AssocId assoc, double rate, TimePoint from, TimePoint to);
     // False when a charge at `at` would be dropped as older than the window (see charge()).
     bool accepts(TimePoint at) const;
 
@@ -131,6 +140,13 @@ private:
     bool bucket_expired(const Bucket& bucket, TimePoint now) const;
     TimePoint effective(TimePoint now) const noexcept { return now < clock_ ? clock_ : now; }
     void add_to_bucket(Account& account, std::int64_t index, double weight);
+    // rate x the integral of 2^((t - reference) / H) over [from, to): the span's weight relative to `reference`.
+    double span_weight(double rate, TimePoint from, TimePoint to, TimePoint reference) const;
+    TimePoint bucket_end_after(TimePoint t) const;
+    // The start of the oldest bucket still in the window at `now`.
+    TimePoint oldest_live_second(TimePoint now) const;
+    // Charges [from, to), which lies inside one bucket; false when that bucket left the window.
+    bool charge_within_bucket(Account& account, double rate, TimePoint from, TimePoint to);
     void rebase_anchor(TimePoint now);
     std::size_t expire(Account& account, TimePoint now);
     void restore_account(AssocId assoc, double anchored, const std::vector<std::pair<std::int64_t, double>>& buckets);
