@@ -27,6 +27,7 @@ extern "C" {
 
 #include "common/iso8601.h"
 #include "fairshare/parameters.h"
+#include "fairshare/run_charges.h"
 #include "report/child_process.h"
 #include "report/explain.h"
 
@@ -96,11 +97,9 @@ ReportSettings read_settings(const Options& options, std::string& cluster) {
     return s;
 }
 
-// How far back records can still matter.
+// How far back records can still matter: the plugin's look-back (fairshare/run_charges.h).
 TimePoint query_start(const ReportSettings& s) {
-    if (s.window != fairshare::kInfiniteWindow) return s.now - s.window - std::chrono::hours(1);
-    if (s.half_life.count() > 0) return s.now - 40 * s.half_life;  // 2^-40: below any printed digit
-    return TimePoint{};
+    return fairshare::usage_horizon(fairshare::LedgerConfig{s.window, s.half_life, s.bucket}, s.now);
 }
 
 // ---- reading a client command's (sacct, sacctmgr) lines
@@ -165,17 +164,18 @@ void hand_over(LiveContext& ctx, std::uint32_t assoc_id, AccountedJob& job) {
     ctx.on_job(job);
 }
 
-// Charges one job: finished jobs at their end, running ones up to now.
+// Charges one job's run as the plugin charges it (fairshare/run_charges.h): from its start to its
+// end, a running one up to now.
 void charge_job(const LiveContext& ctx, ReportModel& model, const AccountedJob& job) {
     TimePoint now = ctx.header.settings.now;
-    if (job.start <= 0 || to_time(job.start) >= now) return;      // never started, or started after --now
-    bool still_running = job.end <= 0 || to_time(job.end) > now;  // running then: charge up to now
-    TimePoint charged_at = still_running ? now : to_time(job.end);
-    double elapsed = still_running ? static_cast<double>((now - to_time(job.start)).count()) : job.elapsed;
-    if (elapsed <= 0) return;
+    if (job.start <= 0 || to_time(job.start) >= now) return;  // never started, or started after --now
+    TimePoint until = job.end <= 0 || to_time(job.end) > now ? now : to_time(job.end);  // running then: up to now
+    if (until <= to_time(job.start)) return;
+    double seconds = static_cast<double>((until - to_time(job.start)).count());
     auto factor = ctx.usage_factor.find(job.qos);  // QOS UsageFactor scales billing like the plugin's charges
     double billing = job.billing * (factor != ctx.usage_factor.end() ? factor->second : 1.0);
-    UsageSample sample{job.account, job.user, charged_at, billing * elapsed, job.gpus * elapsed, job.cpus * elapsed};
+    UsageSample sample{job.account,       job.user,           to_time(job.start), until,
+                       billing * seconds, job.gpus * seconds, job.cpus * seconds};
     model.add(sample, {"accounting", 0, "job " + job.id});
 }
 

@@ -141,11 +141,16 @@ AssociationSpec read_association(const json& element, const ObjectPlace& place) 
 }
 
 UsageSample read_usage(const json& element, const ObjectPlace& place) {
-    reject_unknown_keys(element, {"account", "user", "end", "billing_seconds", "gpu_seconds", "cpu_seconds"}, place);
+    reject_unknown_keys(element, {"account", "user", "start", "end", "billing_seconds", "gpu_seconds", "cpu_seconds"},
+                        place);
     UsageSample sample;
     sample.account = required_text(element, "account", place);
     sample.user = optional_text(element, "user", place).value_or("");
     sample.end = required_time(element, "end", place);
+    if (element.contains("start")) {
+        sample.start = required_time(element, "start", place);
+        if (*sample.start > sample.end) throw InputError(place.at("start"), "is after 'end'");
+    }
     sample.billing_seconds = non_negative_number(element, "billing_seconds", place, std::nullopt);
     sample.gpu_seconds = non_negative_number(element, "gpu_seconds", place, 0.0);
     sample.cpu_seconds = non_negative_number(element, "cpu_seconds", place, 0.0);

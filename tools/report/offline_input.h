@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct AssociationSpec {
 struct UsageSample {
     std::string account;
     std::string user;  // empty: charged to the account association itself
+    // With a start, the amounts were used evenly over [start, end), and the record is charged as
+    // the plugin charges a job's run (fairshare/run_charges.h); without, all at `end`.
+    std::optional<TimePoint> start;
     TimePoint end{};
     double billing_seconds = 0;
     double gpu_seconds = 0;  // optional in the input; for the GPU-hours column

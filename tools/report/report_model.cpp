@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "fairshare/run_charges.h"
+
 namespace fairway::report {
 namespace {
 
@@ -92,6 +94,7 @@ void ReportModel::begin(const InputHeader& header) {
                    : settings_.half_life.count() > 0              ? 4 * settings_.half_life
                                                                   : Seconds{14 * 86400};
     history_start_ = settings_.now - span;
+    horizon_ = fairshare::usage_horizon(ledger_.config(), settings_.now);
 }
 
 void ReportModel::add(const UsageSample& sample, const SourceLocation& where) {
@@ -102,22 +105,42 @@ void ReportModel::add(const UsageSample& sample, const SourceLocation& where) {
     if (sample.end > settings_.now) throw InputError({where.file, where.line, where.key + ".end"}, "is after 'now'");
     ++records_;
     try {
-        ledger_.charge(tree_.node(*index).id, sample.billing_seconds, sample.end);
+        charge(tree_.node(*index).id, sample);
     } catch (const InputError& error) {
         throw InputError(where, error.what());
     }
-    // The ledger judges age against the latest record seen so far; the totals use "now" exactly.
-    bool in_window = settings_.window == fairshare::kInfiniteWindow || settings_.now - sample.end < settings_.window;
-    if (!in_window) return;
+    const double share = share_in_window(sample);
+    if (share <= 0) return;
     WindowTotals& totals = totals_[*index];
-    totals.billing_seconds += sample.billing_seconds;
-    totals.gpu_seconds += sample.gpu_seconds;
-    totals.cpu_seconds += sample.cpu_seconds;
+    totals.billing_seconds += share * sample.billing_seconds;
+    totals.gpu_seconds += share * sample.gpu_seconds;
+    totals.cpu_seconds += share * sample.cpu_seconds;
     if (sample.end >= history_start_) {
         auto span = (settings_.now - history_start_).count();
         auto bin = span > 0 ? static_cast<std::size_t>((sample.end - history_start_).count() * kHistoryBins / span) : 0;
-        history_[*index][std::min(bin, kHistoryBins - 1)] += sample.billing_seconds;
+        history_[*index][std::min(bin, kHistoryBins - 1)] += share * sample.billing_seconds;
     }
+}
+
+// A record with a start is a job's run, charged by the plugin's rule; one without is charged at its end.
+void ReportModel::charge(fairshare::AssocId id, const UsageSample& sample) {
+    if (!sample.start || *sample.start >= sample.end) {
+        ledger_.charge(id, sample.billing_seconds, sample.end);
+        return;
+    }
+    const double rate = sample.billing_seconds / static_cast<double>((sample.end - *sample.start).count());
+    const fairshare::ChargeSpan span = fairshare::uncharged_span(*sample.start, sample.end, std::nullopt, horizon_);
+    ledger_.charge_span(id, rate, span.from, span.to);
+}
+
+// The part of a record's amounts used inside the window at "now" (the ledger judges age against the
+// latest record seen so far; the totals use "now" exactly).
+double ReportModel::share_in_window(const UsageSample& sample) const {
+    if (settings_.window == fairshare::kInfiniteWindow) return 1;
+    const TimePoint window_start = settings_.now - settings_.window;
+    if (!sample.start || *sample.start >= sample.end) return sample.end > window_start ? 1 : 0;
+    const auto inside = sample.end - std::max(*sample.start, window_start);
+    return inside.count() <= 0 ? 0 : static_cast<double>(inside.count()) / (sample.end - *sample.start).count();
 }
 
 void ReportModel::finish(const ReportSettings& settings) {

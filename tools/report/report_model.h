@@ -59,6 +59,8 @@ private:
     void add_node(const AssociationSpec& spec, fairshare::AssocId parent);
     void build_tree(const std::vector<AssociationSpec>& specs);
     [[noreturn]] void rethrow_at_association(const InputHeader& header, const InputError& error) const;
+    void charge(fairshare::AssocId id, const UsageSample& sample);
+    double share_in_window(const UsageSample& sample) const;
 
     ReportSettings settings_;
     fairshare::WindowedUsageLedger ledger_;
@@ -70,6 +72,7 @@ private:
     std::vector<WindowTotals> totals_;
     std::vector<std::vector<double>> history_;
     TimePoint history_start_{};
+    TimePoint horizon_{};  // fairshare::usage_horizon at "now": older seconds are not charged
     std::size_t records_ = 0;
 };
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/iso8601.h"
 #include "report/cli_options.h"
 #include "report/json_stream.h"
 #include "report/offline_input.h"
@@ -127,6 +128,38 @@ TEST(ReportModel, WindowDecayAndTotalsFollowTheSettings) {
     EXPECT_DOUBLE_EQ(model.subtree_totals(*model.find("A", "")).billing_seconds, 90.0);
     EXPECT_EQ(model.records_read(), 3u);
     EXPECT_EQ(model.associations_of_user("u2"), std::vector<std::size_t>{*u2});
+}
+
+// A record with its start is a job's run, charged by the plugin's rule (fairshare/run_charges.h):
+// a run that crosses the 5-minute window's edge and lasts 8 half-lives weighs what the plugin's
+// passes every 5 seconds leave, and only its seconds inside the window count in the totals.
+TEST(ReportModel, ARunWithItsStartWeighsWhatThePluginsPassesCharge) {
+    ReportModel model = model_of(R"({"now": "2026-01-01T00:10:00Z", "window": "5:00", "half_life": "1:00",
+      "bucket": "0:03", "associations": [{"account": "A", "parent": "root"}, {"account": "A", "user": "u"}],
+      "usage": [{"account": "A", "user": "u", "start": "2026-01-01T00:00:00Z", "end": "2026-01-01T00:08:00Z",
+                 "billing_seconds": 960, "cpu_seconds": 480}]})");
+    const TimePoint start = *fairway::parse_iso8601("2026-01-01T00:00:00Z");
+    fairway::fairshare::WindowedUsageLedger passes({fairway::Seconds{300}, fairway::Seconds{60}, fairway::Seconds{3}});
+    for (TimePoint pass = start; pass < start + fairway::Seconds{480}; pass += fairway::Seconds{5}) {
+        passes.charge_span(1, 2.0, pass, pass + fairway::Seconds{5});
+        passes.advance(pass + fairway::Seconds{5});
+    }
+    const TimePoint now = start + fairway::Seconds{600};
+    passes.advance(now);
+    const auto u = model.find("A", "u");
+    ASSERT_TRUE(u);
+    const double expected = passes.usage(1, now);
+    EXPECT_GT(expected, 0);
+    EXPECT_NEAR(model.tree().node(*u).own_usage, expected, 1e-9 * expected);
+    EXPECT_DOUBLE_EQ(model.own_totals(*u).billing_seconds, 2.0 * (480 - 300));
+    EXPECT_DOUBLE_EQ(model.own_totals(*u).cpu_seconds, 480 - 300);
+}
+
+TEST(ReportModel, ARunThatStartsAfterItEndsIsAnInputError) {
+    EXPECT_THROW(model_of(R"({"now": "2026-01-01T00:00:00Z", "associations": [{"account": "A", "parent": "root"}],
+      "usage": [{"account": "A", "start": "2025-12-31T12:00:01Z", "end": "2025-12-31T12:00:00Z",
+                 "billing_seconds": 1}]})"),
+                 fairway::InputError);
 }
 
 TEST(ReportModel, UsageBeforeSettingsIsHeldAndStillCounted) {

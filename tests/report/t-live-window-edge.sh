@@ -1,0 +1,68 @@
+#!/bin/bash
+# fairway-report and the live plugin's sshare charge jobs by one rule (fairshare/run_charges.h):
+# with a 3-minute window and a 1-minute half-life, jobs that outlive the half-life, cross the
+# window's edge, run on through a slurmctld restart and the rebuild a new window brings, and one
+# still running, leave the same RawUsage, EffectvUsage and FairShare in both (within 1%), read at the
+# time of the plugin's last pass. Charging each job whole at its end, the report was 2x off.
+set -u
+. "$FAIRWAY_SRC/tests/lib.sh"
+. "$FAIRWAY_SRC/tests/cluster/testlib.sh"
+. "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
+report=$FAIRWAY_BUILD/tools/fairway-report
+[ -x "$report" ] || fail "fairway-report is not built at $report"
+require_cluster
+wait_idle 120
+# A new window and half-life: the plugin rebuilds its usage from accounting at start.
+prio_configure PriorityDecayHalfLife=1 "PriorityParameters=window=3:00,calc_period=0:02"
+
+# Whole billing units, as in t-live-sshare.sh (accounting stores the billing TRES as an integer).
+started=$(date +%s)
+long_alice=$(submit alice -A physics -p gpu -n1 --mem=4G --gpus=4 --wrap "sleep 130") || fail "sbatch failed"
+long_bob=$(submit bob -A biology -p gpu -n1 --mem=4G --gpus=2 --wrap "sleep 100") || fail "sbatch failed"
+wait_for 60 "alice's job to start" eval '[ "$(squeue -h -j '"$long_alice"' -o %T)" = RUNNING ]' ||
+    fail "job $long_alice did not start"
+sleep 40
+"$CLUSTER" restart-ctld >/dev/null || fail "slurmctld did not restart"
+for id in $long_alice $long_bob; do wait_for 200 "job $id to finish" job_finished "$id" || fail "job $id did not finish"; done
+running=$(submit bob -A biology -p gpu -n1 --mem=4G --gpus=1 --wrap "sleep 300") || fail "sbatch failed"
+wait_for 60 "bob's last job to start" eval '[ "$(squeue -h -j '"$running"' -o %T)" = RUNNING ]' ||
+    fail "job $running did not start"
+# Alice's first seconds leave the window (3 minutes after her job started) while her last ones count.
+sleep $(( started + 200 - $(date +%s) > 0 ? started + 200 - $(date +%s) : 0 ))
+
+# The book's clock (bytes 8-15 of the state file, fairshare/README.md): the time of the last pass,
+# at which sshare's figures were computed.
+pass_clock() { od -An -t d8 -j 8 -N 8 "$STATE_FILE" | tr -d ' '; }
+field() { awk -F'|' -v a="$2" -v u="$3" -v c="$4" '{ sub(/^ +/, "", $1) } $1 == a && $2 == u { print $c }' <<<"$1"; }
+within_1pct() {
+    awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; m = (a > b ? a : b); exit !(d <= 0.01 * m || d <= 0.005) }'
+}
+# agree [--sacct]: sshare and the report at the same pass agree on every association with usage.
+agree() {
+    local clock theirs ours a u col cols bad=0
+    clock=$(pass_clock)
+    theirs=$(sshare -a -l -P -n) || return 1
+    [ "$clock" = "$(pass_clock)" ] || return 1  # a pass came in between
+    ours=$("$report" --parsable --noheader --now "$(date -u -d "@$clock" +%Y-%m-%dT%H:%M:%SZ)" "$@") || return 1
+    while IFS='|' read -r a u _; do
+        a=${a# }; a=${a##* }
+        cols="7 8"
+        [ "$(field "$theirs" "$a" "$u" 5)" -ge 100 ] 2>/dev/null && cols="5 7 8"
+        for col in $cols; do
+            within_1pct "$(field "$ours" "$a" "$u" $col)" "$(field "$theirs" "$a" "$u" $col)" && continue
+            echo "$a/$u column $col: report $(field "$ours" "$a" "$u" $col), sshare $(field "$theirs" "$a" "$u" $col)"
+            bad=1
+        done
+    done <<<"$theirs"
+    [ "$bad" = 0 ] || return 1
+    echo "pass $clock: alice $(field "$theirs" physics alice 5) (report $(field "$ours" physics alice 5)), bob $(field "$theirs" biology bob 5) (report $(field "$ours" biology bob 5))"
+}
+[ "$(field "$(sshare -a -l -P -n)" physics alice 5)" -ge 100 ] 2>/dev/null ||
+    fail "alice's usage is too small to compare: $(sshare -a -l -P -n)"
+for source in "" "--sacct"; do
+    agreed=""
+    for try in 1 2 3 4 5 6 7 8 9 10; do agreed=$(agree $source) && break; agreed=""; sleep 1; done
+    [ -n "$agreed" ] || { agree $source >&2; fail "fairway-report ${source:-(libslurmdb)} and sshare differ by more than 1%"; }
+    note "fairway-report ${source:-(libslurmdb)} agrees with sshare within 1%: $agreed"
+done
+scancel "$running"
