@@ -99,6 +99,7 @@ void Adapter::recover_saved_usage(const Settings& settings, time_t now) {
              static_cast<long>(last_pass_));
         book_ = std::move(saved);
         usage_known_ = true;
+        look_for_forgotten_runs_since_ = last_pass_;
         return;
     }
     book_.emplace(config);
@@ -119,6 +120,7 @@ PartitionQos Adapter::partition_qos_ids() {
 // A rebuild made while slurmctld still had starts or ends queued for slurmdbd lacks them
 // (fairshare/recorded_runs.h); it is made again once the queue has drained.
 void Adapter::rebuild_if_needed(const Settings& settings, time_t complete_until, time_t now) {
+    charge_forgotten_runs(settings, complete_until, now);
     const bool complete = !fairshare::rebuild_is_provisional(time_point(complete_until), time_point(now));
     {
         std::lock_guard<std::mutex> lock(state_mutex_);
@@ -140,6 +142,35 @@ void Adapter::rebuild_if_needed(const Settings& settings, time_t complete_until,
     rebuilt_ = std::move(rebuilt->coverage);
     rebuild_pending_ = false;
     usage_known_ = true;
+}
+
+// After recovering a saved state: jobs slurmctld forgot (it could not save its own state either,
+// then was killed) ran after the save, and what the passes charged of them was lost with them.
+void Adapter::charge_forgotten_runs(const Settings& settings, time_t complete_until, time_t now) {
+    std::optional<time_t> since;
+    {
+        std::lock_guard<std::mutex> lock(state_mutex_);
+        since = look_for_forgotten_runs_since_;
+    }
+    if (!since) return;
+    const auto charges = charges_of_forgotten_runs(symbols_, settings.fairshare.ledger_config(), *since, now,
+                                                   complete_until, partition_qos_ids());
+    if (!charges) return;  // logged; tried again next pass
+    std::lock_guard<std::mutex> lock(state_mutex_);
+    look_for_forgotten_runs_since_.reset();
+    if (!book_ || charges->empty()) return;
+    for (const UsageCharge& charge : *charges) {
+        try {
+            book_->charge_span(charge.owners, charge.rates, charge.span.from, charge.span.to);
+        } catch (const InputError& e) {
+            error("priority/fairway: usage of association %u not charged: %s", charge.owners.association, e.what());
+        }
+    }
+    book_changed_ = true;
+    info(
+        "priority/fairway: charged %zu job runs that accounting recorded after the saved usage (%ld) and slurmctld "
+        "does not know",
+        charges->size(), static_cast<long>(*since));
 }
 
 }  // namespace fairway::priority

@@ -61,6 +61,7 @@ private:
     std::shared_ptr<const fairshare::FairShareResult> current_fair_share();
     void recover_saved_usage(const Settings& settings, time_t now);
     void rebuild_if_needed(const Settings& settings, time_t complete_until, time_t now);
+    void charge_forgotten_runs(const Settings& settings, time_t complete_until, time_t now);
     bool usage_unknown();
     PartitionQos partition_qos_ids();
     void run_pass();
@@ -159,6 +160,9 @@ private:
                                           // rebuilt again once that is stored
     bool usage_known_ = false;            // book_ came from the state file or a rebuild
     std::optional<fairshare::RebuildCoverage> rebuilt_;  // set by a rebuild; tells charges_ where usage starts
+    // Set when the book came from a state file saved then: accounting's runs slurmctld does not
+    // hold are charged from then on at the next pass (charges_of_forgotten_runs).
+    std::optional<time_t> look_for_forgotten_runs_since_;
     bool gpu_billing_checked_ = false;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "common/atomic_file.h"
@@ -105,16 +106,34 @@ LiveRuns live_runs(const SlurmctldSymbols& symbols, list_t* jobs) {
     return live;
 }
 
-// Charges `span` of the recorded job to `book` as the passes charged it (fairshare/run_charges.h).
-void charge_record(fairshare::UsageBook& book, const slurmdb_job_rec_t* job, const fairshare::ChargeSpan& span,
-                   const std::unordered_map<uint32_t, double>& usage_factors, const PartitionQos& partition_qos) {
+// The charge of `span` of the recorded job, as the passes charged it (fairshare/run_charges.h).
+UsageCharge record_charge(const slurmdb_job_rec_t* job, const fairshare::ChargeSpan& span,
+                          const std::unordered_map<uint32_t, double>& usage_factors,
+                          const PartitionQos& partition_qos) {
     const auto factor = usage_factors.find(job->qosid);
     const double usage_factor = factor != usage_factors.end() ? factor->second : 1.0;
+    return {recorded_owners(job, partition_qos), recorded_rates(job, usage_factor), span};
+}
+
+void charge_record(fairshare::UsageBook& book, const slurmdb_job_rec_t* job, const fairshare::ChargeSpan& span,
+                   const std::unordered_map<uint32_t, double>& usage_factors, const PartitionQos& partition_qos) {
+    const UsageCharge charge = record_charge(job, span, usage_factors, partition_qos);
     try {
-        book.charge_span(recorded_owners(job, partition_qos), recorded_rates(job, usage_factor), span.from, span.to);
+        book.charge_span(charge.owners, charge.rates, charge.span.from, charge.span.to);
     } catch (const InputError& e) {
         error("priority/fairway: usage of job %u in accounting not counted: %s", job->jobid, e.what());
     }
+}
+
+// The runs of `jobs` that slurmctld holds in its job list (same id and submit time).
+std::set<fairshare::RunId> held_runs(const SlurmctldSymbols& symbols, List jobs) {
+    std::set<fairshare::RunId> held;
+    SlurmctldLock lock(symbols, {.job = READ_LOCK});
+    for_each_record(jobs, [&](const slurmdb_job_rec_t* job) {
+        const job_record_t* known = symbols.find_job(job->jobid);
+        if (known && known->details && known->details->submit_time == job->submit) held.insert(recorded_run(job).id);
+    });
+    return held;
 }
 
 }  // namespace
@@ -209,6 +228,33 @@ std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbol
     info("priority/fairway: read the usage of %d job runs since %ld from accounting", run_count,
          static_cast<long>(since));
     return rebuilt;
+}
+
+std::optional<std::vector<UsageCharge>> charges_of_forgotten_runs(const SlurmctldSymbols& symbols,
+                                                                  const fairshare::LedgerConfig& config,
+                                                                  time_t saved_at, time_t now, time_t complete_until,
+                                                                  const PartitionQos& partition_qos) {
+    const auto horizon = fairshare::usage_horizon(config.validated(), fairshare::from_unix_seconds(now));
+    const auto since = std::max(horizon, fairshare::from_unix_seconds(saved_at));
+    const auto usage_factors = qos_usage_factors();
+    List jobs = query_jobs(*symbols.acct_db_conn, since.time_since_epoch().count(), now);
+    if (!jobs) {
+        error(
+            "priority/fairway: slurmdbd did not return job records; jobs slurmctld forgot are looked for again at "
+            "the next pass");
+        return std::nullopt;
+    }
+    const std::set<fairshare::RunId> held = held_runs(symbols, jobs);
+    std::vector<UsageCharge> charges;
+    for_each_record(jobs, [&](const slurmdb_job_rec_t* job) {
+        const fairshare::RecordedRun run = recorded_run(job);
+        if (!job->associd || held.contains(run.id)) return;
+        const auto span = span_to_charge(run, nullptr, since, fairshare::from_unix_seconds(complete_until),
+                                         fairshare::from_unix_seconds(now));
+        if (span && !span->empty()) charges.push_back(record_charge(job, *span, usage_factors, partition_qos));
+    });
+    FREE_NULL_LIST(jobs);
+    return charges;
 }
 
 }  // namespace fairway::priority

@@ -12,9 +12,11 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "fairshare/recorded_runs.h"
 #include "fairshare/usage_book.h"
+#include "priority/job_charges.h"
 #include "priority/slurmctld_symbols.h"
 
 namespace fairway::priority {
@@ -53,5 +55,17 @@ struct RebuiltUsage {
 std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbols,
                                                   const fairshare::LedgerConfig& config, time_t now,
                                                   time_t complete_until, const PartitionQos& partition_qos);
+
+// Usage of the runs slurmctld forgot, to charge to a book recovered from a state file saved at
+// `saved_at`: runs accounting holds that slurmctld's job list does not (their id and submit time),
+// from `saved_at` on. When slurmctld could not save its own job state either and was then killed,
+// it restarts without the jobs that ran since, and what the lost passes charged of them was in the
+// lost memory only; jobs slurmctld holds are charged by the passes from `saved_at`, so no run is
+// charged twice. How far an open record is charged: recorded_runs.h (slurmctld does not hold it).
+// nullopt (logged) when slurmdbd does not answer. Locks as usage_from_accounting.
+std::optional<std::vector<UsageCharge>> charges_of_forgotten_runs(const SlurmctldSymbols& symbols,
+                                                                  const fairshare::LedgerConfig& config,
+                                                                  time_t saved_at, time_t now, time_t complete_until,
+                                                                  const PartitionQos& partition_qos);
 
 }  // namespace fairway::priority
