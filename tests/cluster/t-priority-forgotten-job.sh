@@ -30,7 +30,9 @@ at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 before=$(settled_usage bob) || fail "bob's RawUsage does not settle: $(raw_usage bob)"
 # slurmctld runs as SlurmUser (slurm): from now on it saves neither its job state nor fairway's.
 chmod a-w "$ctld_dir"
-job=$(submit bob -p gpu -N1 --gpus=2 -t 2 --wrap 'sleep 8') || fail "sbatch as bob failed"
+# srun: a batch job's script could not be written either.
+as_user bob srun -p gpu -N1 --gpus=2 -t 2 sleep 8 || fail "srun as bob failed"
+job=$(sacct -n -X -P -u bob -S now-5minutes -o JobIDRaw | tail -n 1)
 wait_for 60 "job $job to finish" job_finished "$job" || fail "job $job did not finish"
 charge=$(charge_of "$job")
 greater "$charge" 0 || fail "accounting shows no billing for job $job"
