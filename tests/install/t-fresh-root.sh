@@ -7,6 +7,9 @@
 #
 # FAIRWAY_FRESH_ROOT_SOURCE names another repository to clone (to try an older commit).
 # Heavy downloads and builds are cached in /var/cache/fairway (FAIRWAY_CACHE) between runs.
+# It builds the whole project twice (the tree, then the packages): 6 minutes with a warm cache,
+# more than 20 on a new machine or a busy one.
+# time-limit: 2700
 . "$FAIRWAY_SRC/tests/lib.sh"
 
 [ -z "${FAIRWAY_IN_FRESH_ROOT:-}" ] || skip "already inside a fresh root"
