@@ -27,9 +27,10 @@ namespace fairway::presets {
 
 inline constexpr std::size_t kMaxSiteFileBytes = 256 * 1024;
 // The default limit for user presets. yaml-cpp reads about 80 ns a byte and 800 ns a value of a
-// flow list here, inside slurmctld's job_submit: 8 KiB and kUserFileBudget's 384 values keep the
-// costliest accepted or refused user preset near 1 ms (16 KiB cost 1.3 ms in yaml-cpp alone).
-inline constexpr std::size_t kMaxUserPresetBytes = 8 * 1024;
+// flow list here, inside slurmctld's job_submit: 4 KiB and kUserFileBudget's 256 values keep the
+// costliest accepted or refused user preset well under 1 ms of the core's CPU (an 8 KiB preset
+// cost 0.96 ms, 70% of it in yaml-cpp; tests/bench/presets-hostile). A typical preset is 300 bytes.
+inline constexpr std::size_t kMaxUserPresetBytes = 4 * 1024;
 // The most presets.conf's max_user_preset_bytes may say: the text travels with every job it names
 // (spank_job_env, kept in slurmctld's state), base64-encoded.
 inline constexpr std::size_t kMaxUserPresetBytesSetting = 64 * 1024;
@@ -40,7 +41,7 @@ inline constexpr std::size_t kMaxPresetsPerFile = 256;
 // cheap (one parse, and the structural and value budgets bound yaml-cpp's work whatever the bytes).
 inline constexpr ParseBudget kSiteFileBudget{kMaxSiteFileBytes, 64 * 1024, 2 * kMaxPresetsPerFile,
                                              64 * 1024,         16,        "site preset file"};
-inline constexpr ParseBudget kUserFileBudget{kMaxUserPresetBytes, 1024, 16, 384, 16, "user preset"};
+inline constexpr ParseBudget kUserFileBudget{kMaxUserPresetBytes, 512, 16, 256, 16, "user preset"};
 // kUserFileBudget with the site's max_user_preset_bytes.
 ParseBudget user_file_budget(std::size_t max_bytes);
 
@@ -69,7 +70,7 @@ std::vector<Preset> load_site_directory(const std::string& dir, const EnvPolicy&
 // the SPANK plugin:
 //   presets_dir: /etc/slurm/fairway/presets.d
 //   allow_env: [LD_LIBRARY_PATH]           # names normally refused that presets may set
-//   max_user_preset_bytes: 8192
+//   max_user_preset_bytes: 4096
 //   account_defaults:                      # presets applied when a job names none
 //     physics: a100-train
 //     biology: "cpu-small,nccl-ib"

@@ -30,3 +30,10 @@ libfairway_libfairway_la_SOURCES += \
 	libfairway/presets/submission.cpp libfairway/presets/submission.h
 # The presets loader's fuzz target is built by tests/fuzz/run (clang), not by automake.
 EXTRA_DIST += tests/fuzz
+
+# The core's CPU per submission for tests/bench/presets-hostile; built on request only
+# (`make tests/bench/presets-core`).
+EXTRA_PROGRAMS += tests/bench/presets-core
+tests_bench_presets_core_SOURCES = tests/bench/presets_core.cpp
+tests_bench_presets_core_LDADD = libfairway/libfairway.la $(YAMLCPP_LIBS)
+CLEANFILES += tests/bench/presets-core

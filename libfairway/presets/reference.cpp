@@ -1,5 +1,6 @@
 #include "presets/reference.h"
 
+#include <array>
 #include <cstdio>
 
 #include "presets/utf8.h"
@@ -18,6 +19,16 @@ Kind kind_of(char32_t c) {
     if (c < 0x80 && kRecordSeparators.find(static_cast<char>(c)) != std::string_view::npos) return Kind::separator;
     return Kind::allowed;
 }
+
+// A printable ASCII byte that is no record separator: Kind::allowed, decided by one table lookup.
+constexpr std::array<bool, 128> kPlainAscii = [] {
+    std::array<bool, 128> plain{};
+    for (unsigned c = 0x20; c < 0x7f; ++c)
+        plain[c] = kRecordSeparators.find(static_cast<char>(c)) == std::string_view::npos;
+    return plain;
+}();
+
+bool is_plain_ascii(unsigned char byte) { return byte < 0x80 && kPlainAscii[byte]; }
 
 const char* kind_name(Kind kind) {
     switch (kind) {
@@ -64,6 +75,10 @@ const std::string kRule =
 std::optional<std::string> reference_problem(std::string_view text) {
     std::size_t position = 1;
     for (std::size_t i = 0; i < text.size(); ++position) {
+        if (is_plain_ascii(static_cast<unsigned char>(text[i]))) {  // most of every path: no decoding
+            ++i;
+            continue;
+        }
         const auto code_point = decode_utf8(text, i);
         if (!code_point)
             return "byte " + hex(static_cast<unsigned char>(text[i]), 2, "\\x") + " that is not UTF-8 at position " +

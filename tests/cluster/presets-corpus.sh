@@ -21,16 +21,16 @@ corpus_make() {
     add plain "" "" accept
     add site "$site" "" accept
 
-    # Values that are aliases of one 4 KB anchored string: 6 KB of text, 512 KB per merge before.
-    { printf 'description: &long "%s"\nenv:\n' "$(corpus_repeat x 4000)"
-      for ((i = 0; i < 128; i++)); do printf '  V%d: *long\n' "$i"; done; } >"$dir/alias.yaml"
+    # Values that are aliases of one 3 KB anchored string: 4 KB of text, 192 KB per merge before.
+    { printf 'description: &long "%s"\nenv:\n' "$(corpus_repeat x 3000)"
+      for ((i = 0; i < 64; i++)); do printf '  V%d: *long\n' "$i"; done; } >"$dir/alias.yaml"
     add alias "$(corpus_repeat ./alias.yaml, 7)./alias.yaml" alias.yaml "alias.yaml:3: .*aliases"
 
     # Empty documents at a 3,500-byte path, named several times: a 4 MB AdminComment before.
     long=.
     for ((i = 0; i < 14; i++)); do long+=/$(corpus_repeat d 249)$i; done
     mkdir -p "$dir/$long"
-    corpus_repeat $'--- # empty\n' 150 >"$dir/$long/e.yaml"
+    corpus_repeat $'--- # empty\n' 100 >"$dir/$long/e.yaml"
     add empty-docs "$(corpus_repeat "$long/e.yaml," 3)$long/e.yaml" "$long/e.yaml" \
         "e.yaml:17: .*more than 16 YAML documents \(user preset budget\)"
     # Sixteen named presets there, named once: accepted, and recorded by file name.
@@ -40,19 +40,19 @@ corpus_make() {
     add named-twice "$site,$site" "" "preset '$site' named twice in one list"
     add too-many "$long/named.yaml,$site" "$long/named.yaml" "more than 16 presets in one submission \(applied presets budget\)"
 
-    # 8 KB of flow list (16 KB cost tens of ms in yaml-cpp before).
-    { printf 'env: ['; corpus_repeat a, 4000; printf 'a]\n'; } >"$dir/flow.yaml"
+    # 4 KB of flow list (16 KB cost tens of ms in yaml-cpp before).
+    { printf 'env: ['; corpus_repeat a, 2000; printf 'a]\n'; } >"$dir/flow.yaml"
     add flow ./flow.yaml flow.yaml "flow.yaml: .*structural characters.*\(user preset budget\)"
-    { printf 'env: ['; corpus_repeat a, 399; printf 'a]\n'; } >"$dir/values.yaml"
-    add values ./values.yaml values.yaml "values.yaml:1: .*more than 384 YAML values \(user preset budget\)"
-    { corpus_repeat '[' 1000; echo; } >"$dir/nested.yaml"
+    { printf 'env: ['; corpus_repeat a, 269; printf 'a]\n'; } >"$dir/values.yaml"
+    add values ./values.yaml values.yaml "values.yaml:1: .*more than 256 YAML values \(user preset budget\)"
+    { corpus_repeat '[' 400; echo; } >"$dir/nested.yaml"
     add nested ./nested.yaml nested.yaml "nested.yaml:1: .*nested more than 16 deep \(user preset budget\)"
     printf 'time: 5\n---\n,\n' >"$dir/comma.yaml"
     add comma ./comma.yaml comma.yaml "comma.yaml:.*more than 16 YAML documents"
 
-    # The largest user preset the defaults accept: 8 KB, 64 variables of 110 bytes.
+    # The largest user preset the defaults accept: 4 KB, 32 variables of 110 bytes.
     { printf 'description: the largest accepted\ntime: 5\nenv:\n'
-      for ((i = 0; i < 64; i++)); do printf '  VAR_%03d: "%s"\n' "$i" "$(corpus_repeat v 110)"; done; } >"$dir/max.yaml"
+      for ((i = 0; i < 32; i++)); do printf '  VAR_%03d: "%s"\n' "$i" "$(corpus_repeat v 110)"; done; } >"$dir/max.yaml"
     add max-valid ./max.yaml max.yaml accept
     # and with a site preset before it.
     add max-with-site "$site,./max.yaml" max.yaml accept

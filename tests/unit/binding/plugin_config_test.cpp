@@ -14,7 +14,7 @@ TEST(PluginConfig, DefaultsWithoutArguments) {
     EXPECT_EQ(config.master_port_range.last, 29999);
     EXPECT_EQ(config.sysfs_root, "/sys");
     EXPECT_TRUE(config.allow_env.empty());
-    EXPECT_EQ(config.user_preset_max_bytes, 8u * 1024);  // presets.conf's default
+    EXPECT_EQ(config.user_preset_max_bytes, 4u * 1024);  // presets.conf's default
 }
 
 TEST(PluginConfig, ReadsEveryArgument) {
