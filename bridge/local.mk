@@ -8,7 +8,7 @@ bridge_libbridge_la_SOURCES = \
 	bridge/k8s/http_client.cpp bridge/k8s/http_client.h \
 	bridge/k8s/kube_api.cpp bridge/k8s/kube_api.h \
 	bridge/k8s/queue_watcher.cpp bridge/k8s/queue_watcher.h \
-	bridge/slurm/slurm_client.cpp bridge/slurm/slurm_client.h \
+	bridge/slurm/slurm_client.cpp bridge/slurm/slurm_client.h bridge/slurm/slurm_compat.h \
 	bridge/reconciler.cpp bridge/reconciler.h \
 	bridge/leader_lease.cpp bridge/leader_lease.h \
 	bridge/metrics_server.cpp bridge/metrics_server.h

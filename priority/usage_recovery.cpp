@@ -126,7 +126,7 @@ void charge_record(fairshare::UsageBook& book, const slurmdb_job_rec_t* job, con
 }
 
 // The runs of `jobs` that slurmctld holds in its job list (same id and submit time).
-std::set<fairshare::RunId> held_runs(const SlurmctldSymbols& symbols, List jobs) {
+std::set<fairshare::RunId> held_runs(const SlurmctldSymbols& symbols, list_t* jobs) {
     std::set<fairshare::RunId> held;
     SlurmctldLock lock(symbols, {.job = READ_LOCK});
     for_each_record(jobs, [&](const slurmdb_job_rec_t* job) {
@@ -237,7 +237,7 @@ std::optional<std::vector<UsageCharge>> charges_of_forgotten_runs(const Slurmctl
     const auto horizon = fairshare::usage_horizon(config.validated(), fairshare::from_unix_seconds(now));
     const auto since = std::max(horizon, fairshare::from_unix_seconds(saved_at));
     const auto usage_factors = qos_usage_factors();
-    List jobs = query_jobs(*symbols.acct_db_conn, since.time_since_epoch().count(), now);
+    list_t* jobs = query_jobs(*symbols.acct_db_conn, since.time_since_epoch().count(), now);
     if (!jobs) {
         error(
             "priority/fairway: slurmdbd did not return job records; jobs slurmctld forgot are looked for again at "

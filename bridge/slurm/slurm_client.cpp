@@ -1,6 +1,7 @@
 #include "slurm/slurm_client.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -11,15 +12,18 @@ extern "C" {
 #include <slurm/slurmdb.h>
 }
 
+#include "slurm/slurm_compat.h"
+
 namespace fairway::bridge {
 namespace {
 
-std::string last_slurm_error() { return slurm_strerror(slurm_get_errno()); }
+// libslurm reports its errors in errno (23.02 dropped slurm_get_errno(), which returned it).
+std::string last_slurm_error() { return slurm_strerror(errno); }
 
-// A libslurm List of C strings that this object owns (the list only borrows them).
+// A libslurm list of C strings that this object owns (the list only borrows them).
 struct StringList {
     std::vector<std::string> items;
-    List list = slurm_list_create(nullptr);
+    list_t* list = slurm_list_create(nullptr);
     explicit StringList(std::vector<std::string> values) : items(std::move(values)) {
         for (const auto& item : items) slurm_list_append(list, const_cast<char*>(item.c_str()));
     }
@@ -29,9 +33,9 @@ struct StringList {
 };
 
 template <typename T>
-void for_each_in(List list, const std::function<void(T*)>& visit) {
+void for_each_in(list_t* list, const std::function<void(T*)>& visit) {
     if (!list) return;
-    ListIterator it = slurm_list_iterator_create(list);
+    list_itr_t* it = slurm_list_iterator_create(list);
     while (void* item = slurm_list_next(it)) visit(static_cast<T*>(item));
     slurm_list_iterator_destroy(it);
 }
@@ -50,7 +54,7 @@ struct DbConnection {
 long gpu_tres_id(void* db, const std::string& gres) {
     slurmdb_tres_cond_t cond;
     slurmdb_init_tres_cond(&cond, 0);  // all TRES: slurmdbd rejects some name/type filters
-    List tres = slurmdb_tres_get(db, &cond);
+    list_t* tres = slurmdb_tres_get(db, &cond);
     long id = -1;
     for_each_in<slurmdb_tres_rec_t>(tres, [&](slurmdb_tres_rec_t* rec) {
         if (rec->type && rec->name && std::string(rec->type) == "gres" && gres == rec->name) id = rec->id;
@@ -161,7 +165,7 @@ std::string SlurmClient::read_stored_limits(const std::vector<std::string>& acco
     cond.acct_list = wanted.list;
     if (!cluster.empty()) cond.cluster_list = clusters.list;
     cond.user_list = no_user.list;
-    List stored = slurmdb_associations_get(db.handle, &cond);
+    list_t* stored = slurmdb_associations_get(db.handle, &cond);
     if (!stored) return "cannot read slurmdbd's associations: " + last_slurm_error();
     for_each_in<slurmdb_assoc_rec_t>(stored, [&](slurmdb_assoc_rec_t* assoc) {
         if (!assoc->acct || (assoc->user && *assoc->user)) return;
@@ -190,7 +194,7 @@ std::string SlurmClient::set_gpu_limit(const std::string& account, long gpus) {
     slurmdb_init_assoc_rec(&change, 0);
     std::string limit = std::to_string(tres_id) + "=" + std::to_string(gpus);
     change.grp_tres = const_cast<char*>(limit.c_str());
-    List changed = slurmdb_associations_modify(db.handle, &cond, &change);
+    list_t* changed = slurmdb_associations_modify(db.handle, &cond, &change);
     bool ok = changed && slurm_list_count(changed) > 0;
     if (changed) slurm_list_destroy(changed);
     slurmdb_connection_commit(db.handle, ok);

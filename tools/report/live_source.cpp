@@ -30,6 +30,7 @@ extern "C" {
 #include "fairshare/run_charges.h"
 #include "report/child_process.h"
 #include "report/explain.h"
+#include "report/slurm_compat.h"
 
 extern "C" {
 extern slurm_conf_t slurm_conf;
@@ -50,7 +51,8 @@ struct LiveContext {
     std::size_t skipped = 0;                                    // records of unknown associations
 };
 
-std::string slurm_error() { return slurm_strerror(slurm_get_errno()); }
+// libslurm reports its errors in errno (23.02 dropped slurm_get_errno(), which returned it).
+std::string slurm_error() { return slurm_strerror(errno); }
 
 TimePoint to_time(std::time_t t) { return TimePoint{std::chrono::seconds{t}}; }
 
@@ -198,7 +200,7 @@ fairshare::Shares shares_of(std::uint32_t raw) {
 }
 
 // A list of C strings for a slurmdb condition; the strings stay owned by the caller.
-using ListPtr = std::unique_ptr<std::remove_pointer_t<List>, void (*)(List)>;
+using ListPtr = std::unique_ptr<list_t, void (*)(list_t*)>;
 
 ListPtr string_list(const std::string& text) {
     ListPtr list(slurm_list_create(nullptr), &slurm_list_destroy);
@@ -207,8 +209,8 @@ ListPtr string_list(const std::string& text) {
 }
 
 template <typename Record>
-void for_each_record(List list, const std::function<void(Record*)>& on_record) {
-    ListIterator it = slurm_list_iterator_create(list);
+void for_each_record(list_t* list, const std::function<void(Record*)>& on_record) {
+    list_itr_t* it = slurm_list_iterator_create(list);
     while (void* item = slurm_list_next(it)) on_record(static_cast<Record*>(item));
     slurm_list_iterator_destroy(it);
 }
@@ -217,7 +219,7 @@ void load_associations_slurmdb(LiveContext& ctx, void* db) {
     auto clusters = string_list(ctx.cluster);
     slurmdb_assoc_cond_t cond{};
     cond.cluster_list = clusters.get();
-    List list = slurmdb_associations_get(db, &cond);
+    list_t* list = slurmdb_associations_get(db, &cond);
     if (!list) throw std::runtime_error("cannot read associations from slurmdbd: " + slurm_error());
     for_each_record<slurmdb_assoc_rec_t>(list, [&](slurmdb_assoc_rec_t* a) {
         if (a->partition && *a->partition) return;  // partition associations share their account's usage
@@ -229,7 +231,7 @@ void load_associations_slurmdb(LiveContext& ctx, void* db) {
 
 void load_tres_names(LiveContext& ctx, void* db) {
     slurmdb_tres_cond_t cond{};
-    List list = slurmdb_tres_get(db, &cond);
+    list_t* list = slurmdb_tres_get(db, &cond);
     if (!list) return;  // ids stay unnamed; billing/cpu keep their fixed ids below
     for_each_record<slurmdb_tres_rec_t>(list, [&](slurmdb_tres_rec_t* t) {
         std::string type = t->type ? t->type : "";
@@ -240,7 +242,7 @@ void load_tres_names(LiveContext& ctx, void* db) {
 
 void load_usage_factors_slurmdb(LiveContext& ctx, void* db) {
     slurmdb_qos_cond_t cond{};
-    List list = slurmdb_qos_get(db, &cond);
+    list_t* list = slurmdb_qos_get(db, &cond);
     if (!list) return;  // no QOS information: every factor is 1
     for_each_record<slurmdb_qos_rec_t>(list, [&](slurmdb_qos_rec_t* q) {
         if (q->usage_factor >= 0) ctx.usage_factor[std::to_string(q->id)] = q->usage_factor;
@@ -300,7 +302,7 @@ std::size_t for_each_job(LiveContext& ctx, void* db, std::time_t from, std::time
     cond.usage_start = from;
     cond.usage_end = to;
     hurry_slurmdbd_socket();
-    List jobs = slurmdb_jobs_get(db, &cond);
+    list_t* jobs = slurmdb_jobs_get(db, &cond);
     if (!jobs) throw std::runtime_error("cannot read jobs from slurmdbd: " + slurm_error());
     ListPtr guard(jobs, &slurm_list_destroy);
     for_each_record<slurmdb_job_rec_t>(jobs, on_job);
@@ -435,34 +437,42 @@ void load_accounting(LiveContext& ctx, const AccountingQuery& query,
     load_jobs_slurmdb(ctx, db, query);
 }
 
+// One line of sprio -l's view; a job whose priority an administrator set has no factors.
+void print_partition_factors(std::ostream& out, const char* partition, const compat::JobFactors* f) {
+    out << "  partition " << (partition ? partition : "-");
+    if (!f) {
+        out << ": priority set by an administrator\n";
+        return;
+    }
+    out << ": age " << f->priority_age << ", assoc " << f->priority_assoc << ", fairshare " << f->priority_fs
+        << ", jobsize " << f->priority_js << ", partition " << f->priority_part << ", qos " << f->priority_qos
+        << ", site " << static_cast<std::int64_t>(f->priority_site) - NICE_OFFSET << ", nice "
+        << static_cast<std::int64_t>(f->nice) - NICE_OFFSET;
+    for (std::uint32_t i = 0; i < f->tres_cnt && f->priority_tres; ++i)
+        if (f->priority_tres[i] != 0)
+            out << ", " << (f->tres_names && f->tres_names[i] ? f->tres_names[i] : "tres") << " "
+                << f->priority_tres[i];
+    out << "\n";
+}
+
 // sprio -l's view of one pending job: the weighted factors slurmctld's priority plugin computed.
 void print_job_factors(std::ostream& out, std::uint32_t job_id) {
-    std::uint32_t id = job_id;
-    ListPtr ids(slurm_list_create(nullptr), &slurm_list_destroy);
-    slurm_list_append(ids.get(), &id);
     priority_factors_response_msg_t* factors = nullptr;
-    if (slurm_load_job_prio(&factors, ids.get(), nullptr, nullptr, 0) != SLURM_SUCCESS || !factors) {
+    if (compat::load_job_factors(&factors, job_id) != SLURM_SUCCESS || !factors) {
         out << "  (no priority factors from slurmctld: " << slurm_error() << ")\n";
         return;
     }
     std::unique_ptr<priority_factors_response_msg_t, void (*)(priority_factors_response_msg_t*)> guard(
         factors, &slurm_free_priority_factors_response_msg);
-    if (!factors->priority_factors_list || slurm_list_count(factors->priority_factors_list) == 0) {
-        out << "  (slurmctld reports no factors: the job is not pending)\n";
-        return;
-    }
-    for_each_record<priority_factors_object_t>(factors->priority_factors_list, [&](priority_factors_object_t* f) {
-        out << "  partition " << (f->partition ? f->partition : "-") << ": age " << f->priority_age << ", assoc "
-            << f->priority_assoc << ", fairshare " << f->priority_fs << ", jobsize " << f->priority_js << ", partition "
-            << f->priority_part << ", qos " << f->priority_qos << ", site "
-            << static_cast<std::int64_t>(f->priority_site) - NICE_OFFSET << ", nice "
-            << static_cast<std::int64_t>(f->nice) - NICE_OFFSET;
-        for (std::uint32_t i = 0; i < f->tres_cnt && f->priority_tres; ++i)
-            if (f->priority_tres[i] != 0)
-                out << ", " << (f->tres_names && f->tres_names[i] ? f->tres_names[i] : "tres") << " "
-                    << f->priority_tres[i];
-        out << "\n";
-    });
+    bool listed = false;
+    if (factors->priority_factors_list)
+        for_each_record<priority_factors_object_t>(
+            factors->priority_factors_list, [&](priority_factors_object_t* entry) {
+                if (entry->job_id != job_id) return;
+                listed = true;
+                print_partition_factors(out, entry->partition, compat::factors_of(entry));
+            });
+    if (!listed) out << "  (slurmctld reports no factors: the job is not pending)\n";
 }
 
 }  // namespace
