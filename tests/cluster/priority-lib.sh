@@ -35,6 +35,13 @@ restore_with_daemons() {
     prio_restore
 }
 
+# walk_shortcuts: yes or no, as priority/fairway runs in slurmctld now (PriorityParameters'
+# walk_shortcuts, whose default follows the release: priority/slurm_compat.h).
+walk_shortcuts() {
+    slurmctld_log_since_start | grep -E 'priority/fairway: (loaded in slurmctld|reconfigured):' | tail -n 1 |
+        grep -oE 'walk_shortcuts=(yes|no)' | cut -d= -f2 | grep .
+}
+
 # raw_usage USER: the user's RawUsage in sshare (its first association).
 raw_usage() { sshare -a -n -P -o User,RawUsage | awk -F'|' -v u="$1" '$1 == u { print $2; exit }'; }
 # fair_share USER: the user's FairShare column in sshare -l.

@@ -1,6 +1,8 @@
 #!/bin/bash
 # A calculation pass skips its walk over the pending jobs when the walk would change nothing
-# (priority/walk_skip.cpp), and still sees what changes a job's priority without changing the job:
+# (priority/walk_skip.cpp; with walk_shortcuts, the default where the release's behaviour was
+# checked, else every pass walks every job and none skips), and still sees what changes a job's
+# priority without changing the job:
 # a QOS priority (sacctmgr), a partition's PriorityJobFactor (scontrol update partition) and new
 # usage (fair share, also after an administrator's reset). Age has no weight here, so every age factor is settled from the start.
 . "$FAIRWAY_SRC/tests/lib.sh"
@@ -13,20 +15,25 @@ prio_configure "PriorityParameters=calc_period=0:01" PriorityWeightAge=0 Priorit
     PriorityWeightPartition=10000 DebugFlags=Priority SlurmctldDebug=verbose
 trap 'status=$?; sacctmgr -i -Q modify qos normal set Priority=0 >/dev/null 2>&1; (exit $status); prio_restore' EXIT
 
+shortcuts=$(walk_shortcuts) || fail "slurmctld logged no walk_shortcuts setting"
+note "walk_shortcuts=$shortcuts"
 skipped_passes() { slurmctld_log_since_start | grep -c 'skipped the job walk'; }
-# await_skip: a pass skipped its walk after this call (so the priorities had settled).
-await_skip() {
-    local before
-    before=$(skipped_passes)
-    wait_for 30 "a pass that skips the job walk" eval '[ "$(skipped_passes)" -gt '"$before"' ]'
+full_walks() { slurmctld_log_since_start | grep -c 'priority/fairway: pass .* walked all jobs'; }
+# await_settled: a pass after this call that found the priorities settled: it skipped its walk (with
+# shortcuts), or walked every job (without).
+await_settled() {
+    local settled=skipped_passes before
+    [ "$shortcuts" = yes ] || settled=full_walks
+    before=$($settled)
+    wait_for 30 "a pass that finds the priorities settled" eval '[ "$('$settled')" -gt '"$before"' ]'
 }
 factor() { sprio -h -j "$1" -o "%$2" 2>/dev/null | tr -d ' '; }
 
 scontrol update PartitionName=debug State=DOWN || fail "cannot set partition debug down"
 alice_job=$(submit alice -p debug -n1 -t 1 --wrap true) || fail "sbatch as alice failed"
 bob_job=$(submit bob -p debug -n1 -t 1 --wrap true) || fail "sbatch as bob failed"
-await_skip || fail "no pass skipped the walk: $(slurmctld_log_since_start | grep 'priority/fairway: pass' | tail -3)"
-note "settled: $(slurmctld_log_since_start | grep 'skipped the job walk' | tail -1 | sed 's/.*pass/pass/')"
+await_settled || fail "no pass found the priorities settled: $(slurmctld_log_since_start | grep 'priority/fairway: pass' | tail -3)"
+note "settled: $(slurmctld_log_since_start | grep 'priority/fairway: pass' | tail -1 | sed 's/.*pass/pass/')"
 
 # A QOS priority changes no job record.
 [ "$(factor "$alice_job" Q)" = 0 ] || fail "QOS factor before: $(factor "$alice_job" Q), expected 0"
@@ -34,7 +41,7 @@ sacctmgr -i -Q modify qos normal set Priority=100 >/dev/null || fail "sacctmgr m
 wait_for 20 "the QOS priority in sprio" eval 'greater "$(factor $alice_job Q)" 0' ||
     fail "sprio's QOS factor stayed $(factor "$alice_job" Q) after the QOS priority changed"
 note "QOS factor after sacctmgr: $(factor "$alice_job" Q)"
-await_skip || fail "the walks did not settle again after the QOS change"
+await_settled || fail "the walks did not settle again after the QOS change"
 
 # A partition's PriorityJobFactor: debug's normalised factor falls when gpu's rises.
 part_before=$(factor "$alice_job" P)
@@ -42,7 +49,7 @@ scontrol update PartitionName=gpu PriorityJobFactor=10 || fail "scontrol update 
 wait_for 20 "the partition factor in sprio" eval 'greater "'"$part_before"'" "$(factor $alice_job P)"' ||
     fail "sprio's partition factor stayed $(factor "$alice_job" P) (was $part_before)"
 note "partition factor: $part_before -> $(factor "$alice_job" P)"
-await_skip || fail "the walks did not settle again after the partition change"
+await_settled || fail "the walks did not settle again after the partition change"
 
 # Usage moves fair share: an administrator's reset (earlier tests left usage behind), then a job
 # of alice, after which her pending job falls behind bob's.
@@ -58,3 +65,5 @@ wait_for 60 "alice's fair-share factor to fall below bob's" \
     eval 'greater "$(factor $bob_job F)" "$(factor $alice_job F)"' ||
     fail "sprio FAIRSHARE after alice's job $used: alice $(factor "$alice_job" F), bob $(factor "$bob_job" F)"
 note "fair share: alice $fs_before -> $(factor "$alice_job" F), bob $(factor "$bob_job" F)"
+[ "$shortcuts" = yes ] || [ "$(skipped_passes)" = 0 ] ||
+    fail "with walk_shortcuts=no, $(skipped_passes) passes skipped the job walk"
