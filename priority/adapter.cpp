@@ -91,18 +91,23 @@ void Adapter::recover_saved_usage(const Settings& settings, time_t now) {
     const fairshare::LedgerConfig config = settings.fairshare.ledger_config();
     const Seconds tolerance = 2 * settings.calc_period + Seconds{60};
     auto saved = load_saved_book(settings.state_file, config, now, tolerance);
+    const fairshare::UsageResets resets = load_saved_resets(settings.resets_file);
+    started_at_ = now;
     std::lock_guard<std::mutex> lock(state_mutex_);
+    saved_resets_ = resets;
     if (saved) {
         last_pass_ = saved->clock().time_since_epoch().count();
         info("priority/fairway: recovered the usage of %zu associations (%zu meters) from %s (saved at %ld)",
              saved->fair_share_usage().association_count(), saved->meter_count(), settings.state_file.c_str(),
              static_cast<long>(last_pass_));
         book_ = std::move(saved);
+        book_->adopt_resets(resets);
         usage_known_ = true;
         look_for_forgotten_runs_since_ = last_pass_;
         return;
     }
     book_.emplace(config);
+    book_->adopt_resets(resets);
     rebuild_pending_ = true;
 }
 
@@ -122,12 +127,15 @@ PartitionQos Adapter::partition_qos_ids() {
 void Adapter::rebuild_if_needed(const Settings& settings, time_t complete_until, time_t now) {
     charge_forgotten_runs(settings, complete_until, now);
     const bool complete = !fairshare::rebuild_is_provisional(time_point(complete_until), time_point(now));
+    fairshare::UsageResets resets;
     {
         std::lock_guard<std::mutex> lock(state_mutex_);
         if (!rebuild_pending_ && !(rebuilt_provisionally_ && complete)) return;
+        if (book_) resets = book_->resets();  // recorded by this thread only: none come in between
     }
     const fairshare::LedgerConfig config = settings.fairshare.ledger_config();
-    auto rebuilt = usage_from_accounting(symbols_, config, now, complete_until, partition_qos_ids());
+    auto rebuilt =
+        usage_from_accounting(symbols_, config, now, complete_until, started_at_, partition_qos_ids(), resets);
     if (!rebuilt) return;  // logged; tried again next pass
     last_walk_.reset();    // the next pass charges from the whole job list, not the last walk's jobs
     std::lock_guard<std::mutex> lock(state_mutex_);
@@ -146,15 +154,18 @@ void Adapter::rebuild_if_needed(const Settings& settings, time_t complete_until,
 
 // After recovering a saved state: jobs slurmctld forgot (it could not save its own state either,
 // then was killed) ran after the save, and what the passes charged of them was lost with them.
+// Their ends may still be on their way to slurmdbd (queued by the killed slurmctld and saved with
+// its queue), so they are looked for once, when nothing was queued at some pass since this
+// slurmctld started; a record still open then is charged up to that start (recorded_runs.h).
 void Adapter::charge_forgotten_runs(const Settings& settings, time_t complete_until, time_t now) {
     std::optional<time_t> since;
     {
         std::lock_guard<std::mutex> lock(state_mutex_);
         since = look_for_forgotten_runs_since_;
     }
-    if (!since) return;
+    if (!since || complete_until < started_at_) return;
     const auto charges = charges_of_forgotten_runs(symbols_, settings.fairshare.ledger_config(), *since, now,
-                                                   complete_until, partition_qos_ids());
+                                                   complete_until, started_at_, partition_qos_ids());
     if (!charges) return;  // logged; tried again next pass
     std::lock_guard<std::mutex> lock(state_mutex_);
     look_for_forgotten_runs_since_.reset();
@@ -184,20 +195,25 @@ bool Adapter::usage_unknown() {
     return with_accounting_ && !usage_known_;
 }
 
+// The resets are written first, when they changed: a crash between the two writes leaves a saved
+// book older than a reset, which forgets the usage on loading (UsageBook::adopt_resets).
 void Adapter::save_state() {
-    std::string path, bytes;
+    std::string path, bytes, resets_path;
+    std::optional<fairshare::UsageResets> resets;
     {
         std::lock_guard<std::mutex> lock(state_mutex_);
         // A provisional book is not saved: a restart before it is made again rebuilds instead.
         if (!book_ || !settings_ || settings_->state_file.empty() || rebuild_pending_ || rebuilt_provisionally_) return;
         path = settings_->state_file;
         bytes = book_->serialize();
+        if (!(book_->resets() == saved_resets_)) resets = book_->resets();
+        resets_path = settings_->resets_file;
         book_changed_ = false;
     }
-    if (!save_usage_state(path, bytes)) {
-        std::lock_guard<std::mutex> lock(state_mutex_);
-        book_changed_ = true;
-    }
+    const bool saved = (!resets || save_usage_state(resets_path, resets->serialize())) && save_usage_state(path, bytes);
+    std::lock_guard<std::mutex> lock(state_mutex_);
+    if (saved && resets) saved_resets_ = std::move(*resets);
+    if (!saved) book_changed_ = true;
 }
 
 // slurmctld asks with its job write lock held (set_job_prio), as the pass walks, so the job can be

@@ -104,9 +104,9 @@ private:
     CollectedUsage collect_usage(const std::vector<job_record_t*>& jobs,
                                  std::vector<slurmdb_assoc_rec_t*>& associations, time_t now);
     std::optional<fairshare::AssociationTree> charge_and_advance(const CollectedUsage& usage, time_t now);
-    void forget_reset_usage(const CollectedUsage& usage);
-    void forget_removed_records(const CollectedUsage& usage);
-    void forget(fairshare::Owner owner, std::uint32_t id);
+    void forget_reset_usage(const CollectedUsage& usage, time_t now);
+    void forget_removed_records(const CollectedUsage& usage, time_t now);
+    void forget(fairshare::Owner owner, std::uint32_t id, time_t now);
     void publish(const Settings& settings, const fairshare::AssociationTree& tree,
                  const std::vector<slurmdb_assoc_rec_t*>& associations);
     void publish_limits(const std::shared_ptr<const fairshare::AssociationTree>& hierarchy,
@@ -135,6 +135,7 @@ private:
     JobChargeTracker charges_;           // guarded by slurmctld's job write lock
     std::string last_saved_to_;          // where the pass thread last wrote the state file; pass thread only
     time_t accounting_complete_at_ = 0;  // last time nothing was queued for slurmdbd; pass thread only
+    time_t started_at_ = 0;              // when this slurmctld loaded the plugin; set before the pass thread starts
     std::shared_ptr<const fairshare::AssociationTree> hierarchy_;  // the last pass's; pass thread only
     std::optional<RememberedWalk> last_walk_;
     // When the walked jobs' priorities next change by aging alone; under the job write lock. Filled
@@ -163,6 +164,7 @@ private:
     // Set when the book came from a state file saved then: accounting's runs slurmctld does not
     // hold are charged from then on at the next pass (charges_of_forgotten_runs).
     std::optional<time_t> look_for_forgotten_runs_since_;
+    fairshare::UsageResets saved_resets_;  // what the resets file holds
     bool gpu_billing_checked_ = false;
 };
 

@@ -209,8 +209,8 @@ Adapter::CollectedUsage Adapter::collect_usage(const std::vector<job_record_t*>&
 std::optional<fairshare::AssociationTree> Adapter::charge_and_advance(const CollectedUsage& usage, time_t now) {
     std::lock_guard<std::mutex> lock(state_mutex_);
     if (!book_) return std::nullopt;
-    forget_reset_usage(usage);
-    forget_removed_records(usage);
+    forget_reset_usage(usage, now);
+    forget_removed_records(usage, now);
     book_changed_ = book_changed_ || !usage.charges.empty();
     for (const UsageCharge& charge : usage.charges) {
         try {
@@ -225,40 +225,42 @@ std::optional<fairshare::AssociationTree> Adapter::charge_and_advance(const Coll
     return usage.tree->with_usage(book_->fair_share_usage(), time_point(now));
 }
 
-// Caller holds state_mutex_ (as for the two below).
-void Adapter::forget_reset_usage(const CollectedUsage& usage) {
+// Caller holds state_mutex_ (as for the two below). The book charges a forgotten owner nothing from
+// before `now` again (fairshare/usage_resets.h): this pass's charges of it, from the last pass on,
+// included, so that the live book and a rebuild from accounting agree.
+void Adapter::forget_reset_usage(const CollectedUsage& usage, time_t now) {
     for (const fairshare::AssocId id : usage.reset_by_admin) {
         info("priority/fairway: RawUsage of association %u was reset; forgetting its usage", id);
-        forget(fairshare::Owner::association, id);
+        forget(fairshare::Owner::association, id, now);
     }
     for (const fairshare::QosId id : usage.qos_reset_by_admin) {
         info("priority/fairway: RawUsage of QOS %u was reset; forgetting its usage", id);
-        forget(fairshare::Owner::qos, id);
+        forget(fairshare::Owner::qos, id, now);
     }
 }
 
 // A removed association or QOS loses its usage, as it does under multifactor (whose usage lives in
 // the record): sacctmgr revives a removed record with its old id when it is added again, and it
 // starts from zero then.
-void Adapter::forget_removed_records(const CollectedUsage& usage) {
+void Adapter::forget_removed_records(const CollectedUsage& usage, time_t now) {
     if (usage.tree) {
         for (const fairshare::AssocId id : book_->ids(fairshare::Owner::association)) {
             if (usage.tree->index_of(id)) continue;
             info("priority/fairway: association %u was removed; forgetting its usage", id);
-            forget(fairshare::Owner::association, id);
+            forget(fairshare::Owner::association, id, now);
         }
     }
     if (usage.existing_qos) {
         for (const fairshare::QosId id : book_->ids(fairshare::Owner::qos)) {
             if (std::binary_search(usage.existing_qos->begin(), usage.existing_qos->end(), id)) continue;
             info("priority/fairway: QOS %u was removed; forgetting its usage", id);
-            forget(fairshare::Owner::qos, id);
+            forget(fairshare::Owner::qos, id, now);
         }
     }
 }
 
-void Adapter::forget(fairshare::Owner owner, std::uint32_t id) {
-    book_->forget(owner, id);
+void Adapter::forget(fairshare::Owner owner, std::uint32_t id, time_t now) {
+    book_->forget(owner, id, time_point(now));
     book_changed_ = true;
 }
 

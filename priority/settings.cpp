@@ -116,7 +116,10 @@ Settings read_settings(const slurm_conf_t& conf, int tres_count) {
     settings.calculate_running = conf.priority_flags & PRIORITY_FLAGS_CALCULATE_RUNNING;
     settings.incr_only = conf.priority_flags & PRIORITY_FLAGS_INCR_ONLY;
     settings.walk_shortcuts = split.walk_shortcuts.value_or(compat::kWalkShortcutsEstablished);
-    if (conf.state_save_location) settings.state_file = std::string(conf.state_save_location) + "/" + kStateFileName;
+    if (conf.state_save_location) {
+        settings.state_file = std::string(conf.state_save_location) + "/" + kStateFileName;
+        settings.resets_file = std::string(conf.state_save_location) + "/" + kResetsFileName;
+    }
     return settings;
 }
 

@@ -22,6 +22,7 @@ struct Settings {
     bool incr_only = false;                    // PriorityFlags=INCR_ONLY
     bool walk_shortcuts = true;                // PriorityParameters=walk_shortcuts=yes|no (walk_skip.cpp)
     std::string state_file;                    // StateSaveLocation/fairway_priority_state
+    std::string resets_file;                   // StateSaveLocation/fairway_priority_resets (usage_resets.h)
 };
 
 // The test-only PriorityParameters key that overrides PriorityCalcPeriod (whole minutes in
@@ -31,6 +32,7 @@ inline constexpr std::string_view kCalcPeriodKey = "calc_period";
 // off). The default is yes only on the releases whose behaviour the shortcuts were checked against.
 inline constexpr std::string_view kWalkShortcutsKey = "walk_shortcuts";
 inline constexpr const char* kStateFileName = "fairway_priority_state";
+inline constexpr const char* kResetsFileName = "fairway_priority_resets";
 
 // Reads every setting from Slurm's parsed configuration. `tres_count` sizes the PriorityWeightTRES
 // vector. Throws fairway::InputError naming the key (e.g. "window") for bad PriorityParameters.

@@ -176,6 +176,19 @@ std::optional<fairshare::UsageBook> load_saved_book(const std::string& path, con
     }
 }
 
+fairshare::UsageResets load_saved_resets(const std::string& path) {
+    try {
+        std::optional<std::string> bytes = read_whole_file(path);
+        return bytes ? fairshare::UsageResets::deserialize(*bytes) : fairshare::UsageResets();
+    } catch (const std::exception& e) {
+        error(
+            "priority/fairway: saved RawUsage resets in %s are unusable (%s); a rebuild from accounting may bring "
+            "back usage reset before now",
+            path.c_str(), e.what());
+        return {};
+    }
+}
+
 bool save_usage_state(const std::string& path, const std::string& serialized) {
     try {
         write_file_atomically(path, serialized);
@@ -196,7 +209,9 @@ time_t accounting_complete_until(void* db_conn, time_t now, time_t& last_empty) 
 
 std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbols,
                                                   const fairshare::LedgerConfig& config, time_t now,
-                                                  time_t complete_until, const PartitionQos& partition_qos) {
+                                                  time_t complete_until, time_t slurmctld_start,
+                                                  const PartitionQos& partition_qos,
+                                                  const fairshare::UsageResets& resets) {
     const fairshare::LedgerConfig resolved = config.validated();
     const time_t since =
         fairshare::usage_horizon(resolved, fairshare::from_unix_seconds(now)).time_since_epoch().count();
@@ -210,13 +225,15 @@ std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbol
     RebuiltUsage rebuilt{
         fairshare::UsageBook::starting_at(resolved, fairshare::from_unix_seconds(now)),
         fairshare::RebuildCoverage(fairshare::from_unix_seconds(since), fairshare::from_unix_seconds(now))};
+    rebuilt.book.adopt_resets(resets);
     int run_count = 0;
     for_each_record(jobs, [&](const slurmdb_job_rec_t* job) {
         const fairshare::RecordedRun run = recorded_run(job);
         const auto held = live.find(run.id);
         const auto span =
             span_to_charge(run, held != live.end() ? &held->second : nullptr, fairshare::from_unix_seconds(since),
-                           fairshare::from_unix_seconds(complete_until), fairshare::from_unix_seconds(now));
+                           fairshare::from_unix_seconds(complete_until), fairshare::from_unix_seconds(now),
+                           fairshare::from_unix_seconds(slurmctld_start));
         if (!span) return;
         rebuilt.coverage.add(run.id);
         if (!job->associd || span->empty()) return;
@@ -233,6 +250,7 @@ std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbol
 std::optional<std::vector<UsageCharge>> charges_of_forgotten_runs(const SlurmctldSymbols& symbols,
                                                                   const fairshare::LedgerConfig& config,
                                                                   time_t saved_at, time_t now, time_t complete_until,
+                                                                  time_t slurmctld_start,
                                                                   const PartitionQos& partition_qos) {
     const auto horizon = fairshare::usage_horizon(config.validated(), fairshare::from_unix_seconds(now));
     const auto since = std::max(horizon, fairshare::from_unix_seconds(saved_at));
@@ -249,8 +267,9 @@ std::optional<std::vector<UsageCharge>> charges_of_forgotten_runs(const Slurmctl
     for_each_record(jobs, [&](const slurmdb_job_rec_t* job) {
         const fairshare::RecordedRun run = recorded_run(job);
         if (!job->associd || held.contains(run.id)) return;
-        const auto span = span_to_charge(run, nullptr, since, fairshare::from_unix_seconds(complete_until),
-                                         fairshare::from_unix_seconds(now));
+        const auto span =
+            span_to_charge(run, nullptr, since, fairshare::from_unix_seconds(complete_until),
+                           fairshare::from_unix_seconds(now), fairshare::from_unix_seconds(slurmctld_start));
         if (span && !span->empty()) charges.push_back(record_charge(job, *span, usage_factors, partition_qos));
     });
     FREE_NULL_LIST(jobs);

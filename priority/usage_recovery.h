@@ -16,6 +16,7 @@
 
 #include "fairshare/recorded_runs.h"
 #include "fairshare/usage_book.h"
+#include "fairshare/usage_resets.h"
 #include "priority/job_charges.h"
 #include "priority/slurmctld_symbols.h"
 
@@ -27,7 +28,12 @@ namespace fairway::priority {
 std::optional<fairshare::UsageBook> load_saved_book(const std::string& path, const fairshare::LedgerConfig& expected,
                                                     time_t now, Seconds tolerance);
 
-// Writes the serialized book atomically. Logs and returns false on failure (never throws).
+// The saved resets (fairshare/usage_resets.h); none when the file is missing, and none after
+// logging why when it is unusable (the usage reset before then may come back with a rebuild).
+fairshare::UsageResets load_saved_resets(const std::string& path);
+
+// Writes serialized state (the book, or the resets) atomically. Logs and returns false on failure
+// (never throws).
 bool save_usage_state(const std::string& path, const std::string& serialized);
 
 // Partition name -> the id of its QOS (partitions with a QOS only).
@@ -48,24 +54,30 @@ struct RebuiltUsage {
 // connection (`symbols.acct_db_conn`), charged as the passes would have: billing, wall time and
 // each allocated TRES, x QOS UsageFactor, to the job's association, its QOS and its partition's QOS
 // (`partition_qos`, today's configuration), from the look-back horizon on (run_charges.h); how far
-// each run is charged: recorded_runs.h, with `complete_until` from accounting_complete_until. Each
-// run is charged as a span (run_charges.h), so it weighs what the passes' charges of it weigh. nullopt (logged) when
+// each run is charged: recorded_runs.h, with `complete_until` from accounting_complete_until and
+// `slurmctld_start` when this slurmctld started. Each
+// run is charged as a span (run_charges.h), so it weighs what the passes' charges of it weigh; nothing
+// is charged to an association or QOS from before its reset in `resets`. nullopt (logged) when
 // slurmdbd does not answer. Takes slurmctld's job read lock and assoc_mgr's QOS read lock itself; call without any
 // Slurm lock held.
 std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbols,
                                                   const fairshare::LedgerConfig& config, time_t now,
-                                                  time_t complete_until, const PartitionQos& partition_qos);
+                                                  time_t complete_until, time_t slurmctld_start,
+                                                  const PartitionQos& partition_qos,
+                                                  const fairshare::UsageResets& resets);
 
 // Usage of the runs slurmctld forgot, to charge to a book recovered from a state file saved at
 // `saved_at`: runs accounting holds that slurmctld's job list does not (their id and submit time),
 // from `saved_at` on. When slurmctld could not save its own job state either and was then killed,
 // it restarts without the jobs that ran since, and what the lost passes charged of them was in the
 // lost memory only; jobs slurmctld holds are charged by the passes from `saved_at`, so no run is
-// charged twice. How far an open record is charged: recorded_runs.h (slurmctld does not hold it).
-// nullopt (logged) when slurmdbd does not answer. Locks as usage_from_accounting.
+// charged twice. How far an open record is charged: recorded_runs.h (slurmctld does not hold it:
+// up to `complete_until`, and not past `slurmctld_start`). nullopt (logged) when slurmdbd does not
+// answer. Locks as usage_from_accounting.
 std::optional<std::vector<UsageCharge>> charges_of_forgotten_runs(const SlurmctldSymbols& symbols,
                                                                   const fairshare::LedgerConfig& config,
                                                                   time_t saved_at, time_t now, time_t complete_until,
+                                                                  time_t slurmctld_start,
                                                                   const PartitionQos& partition_qos);
 
 }  // namespace fairway::priority

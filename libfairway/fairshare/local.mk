@@ -5,6 +5,7 @@ libfairway_libfairway_la_SOURCES += \
 	libfairway/fairshare/usage_ledger.cpp libfairway/fairshare/usage_ledger.h \
 	libfairway/fairshare/ledger_codec.cpp libfairway/fairshare/byte_codec.h \
 	libfairway/fairshare/usage_book.cpp libfairway/fairshare/usage_book.h \
+	libfairway/fairshare/usage_resets.cpp libfairway/fairshare/usage_resets.h \
 	libfairway/fairshare/crc32.cpp libfairway/fairshare/crc32.h \
 	libfairway/fairshare/parameters.cpp libfairway/fairshare/parameters.h \
 	libfairway/fairshare/association_tree.cpp libfairway/fairshare/association_tree.h \
@@ -21,6 +22,7 @@ tests_unit_fairway_unit_SOURCES += \
 	tests/unit/fairshare/usage_ledger_test.cpp \
 	tests/unit/fairshare/ledger_codec_test.cpp \
 	tests/unit/fairshare/usage_book_test.cpp tests/unit/fairshare/state_bytes.h \
+	tests/unit/fairshare/usage_resets_test.cpp \
 	tests/unit/fairshare/parameters_test.cpp \
 	tests/unit/fairshare/job_priority_test.cpp \
 	tests/unit/fairshare/walk_memo_test.cpp \

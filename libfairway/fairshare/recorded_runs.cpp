@@ -5,19 +5,23 @@
 namespace fairway::fairshare {
 namespace {
 
-// Where a run's charge stops: its end as far as anyone knows it, else what accounting vouches for.
-TimePoint charge_until(const RecordedRun& run, const LiveRun* live, TimePoint complete_until, TimePoint now) {
+// Where a run's charge stops: its end as far as anyone knows it, else what accounting vouches for
+// (a run slurmctld forgot did not run on past slurmctld's start).
+TimePoint charge_until(const RecordedRun& run, const LiveRun* live, TimePoint complete_until, TimePoint now,
+                       TimePoint slurmctld_start) {
     if (run.end) return *run.end;
     if (live) return live->ended.value_or(now);
+    if (*run.start < slurmctld_start) return std::min(complete_until, slurmctld_start);
     return complete_until;
 }
 
 }  // namespace
 
 std::optional<ChargeSpan> span_to_charge(const RecordedRun& run, const LiveRun* live, TimePoint since,
-                                         TimePoint complete_until, TimePoint now) {
+                                         TimePoint complete_until, TimePoint now, TimePoint slurmctld_start) {
     if (!run.start || *run.start >= now) return std::nullopt;
-    return uncharged_span(*run.start, std::min(charge_until(run, live, complete_until, now), now), std::nullopt, since);
+    const TimePoint until = charge_until(run, live, complete_until, now, slurmctld_start);
+    return uncharged_span(*run.start, std::min(until, now), std::nullopt, since);
 }
 
 TimePoint RebuildCoverage::charge_from(const RunId& run, TimePoint start) const {

@@ -14,7 +14,10 @@
 //   - up to its end, when slurmctld (which ran it) holds the job and it has ended;
 //   - up to now, when slurmctld holds it running (the passes charge it from there on);
 //   - otherwise only up to the last time nothing was queued for slurmdbd ("complete until"):
-//     every end before that time would be in the record.
+//     every end before that time would be in the record; and, when it started before this
+//     slurmctld did, not past that start either: slurmctld forgot it (it lost its job state), and
+//     aborts a job it does not know when the job's node registers. Such a record stays open in
+//     accounting (a runaway job) until an administrator fixes it.
 // A rebuild made while something was queued is provisional (what is queued is missing from it);
 // the adapter makes it again once the queue has drained. Runs slurmctld holds that accounting has
 // no record of yet are left to the passes, which charge them from their start (RebuildCoverage).
@@ -50,9 +53,10 @@ struct LiveRun {
 
 // The part of `run` to charge at `now` (rules above; run_charges.h's uncharged_span with the
 // rebuild's horizon `since`); nullopt when it never started or starts
-// at or after `now`. `live` is null when slurmctld does not hold the run.
+// at or after `now`. `live` is null when slurmctld does not hold the run; `slurmctld_start` is
+// when the running slurmctld started.
 std::optional<ChargeSpan> span_to_charge(const RecordedRun& run, const LiveRun* live, TimePoint since,
-                                         TimePoint complete_until, TimePoint now);
+                                         TimePoint complete_until, TimePoint now, TimePoint slurmctld_start);
 
 // True when accounting may lack something slurmctld still has queued for it, so that a rebuild
 // made now must be made again once the queue has drained.

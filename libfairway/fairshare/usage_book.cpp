@@ -5,11 +5,14 @@
 
 #include "common/error.h"
 #include "fairshare/byte_codec.h"
+#include "fairshare/run_charges.h"
 
 namespace fairway::fairshare {
 namespace {
 
 const Meter kFairShareMeter = Meter::billing(Owner::association);
+
+ResetOwner reset_owner(Owner owner) { return owner == Owner::association ? ResetOwner::association : ResetOwner::qos; }
 
 // Every amount a charge would add, so all are checked before any meter changes.
 void check_amounts(const UsageRates& rates, double seconds, TimePoint at) {
@@ -42,6 +45,7 @@ WindowedUsageLedger& UsageBook::ledger(const Meter& meter) {
 }
 
 void UsageBook::charge_owner(Owner owner, std::uint32_t id, const UsageRates& rates, double seconds, TimePoint at) {
+    if (resets_.counts_from(reset_owner(owner), id, at) > at) return;
     if (rates.billing > 0) ledger(Meter::billing(owner)).charge(id, rates.billing * seconds, at);
     if (rates.wall > 0) ledger(Meter::wall(owner)).charge(id, rates.wall * seconds, at);
     for (const auto& [tres, rate] : rates.tres)
@@ -65,6 +69,8 @@ bool UsageBook::charge(const UsageOwners& owners, const UsageRates& rates, doubl
 
 bool UsageBook::charge_owner_span(Owner owner, std::uint32_t id, const UsageRates& rates, TimePoint from,
                                   TimePoint to) {
+    from = resets_.counts_from(reset_owner(owner), id, from);
+    if (to <= from) return true;
     bool counted = true;
     if (rates.billing > 0) counted = ledger(Meter::billing(owner)).charge_span(id, rates.billing, from, to) && counted;
     if (rates.wall > 0) counted = ledger(Meter::wall(owner)).charge_span(id, rates.wall, from, to) && counted;
@@ -99,6 +105,7 @@ AdvanceStats UsageBook::advance(TimePoint now) {
         it = drop ? ledgers_.erase(it) : std::next(it);
     }
     clock_ = std::max(clock_, now);
+    resets_.drop_before(usage_horizon(config_, clock_));
     return total;
 }
 
@@ -144,9 +151,19 @@ LedgerConfig UsageBook::config_for(const LedgerConfig& book, Owner owner) {
     return config;
 }
 
-void UsageBook::forget(Owner owner, std::uint32_t id) {
+void UsageBook::forget(Owner owner, std::uint32_t id, TimePoint at) {
+    resets_.record(reset_owner(owner), id, at);
     for (auto& [meter, ledger] : ledgers_)
         if (same_records(meter.owner, owner)) ledger.forget(id);
+}
+
+void UsageBook::adopt_resets(const UsageResets& resets) {
+    for (const UsageReset& reset : resets.all()) {
+        const Owner owner = reset.owner == ResetOwner::association ? Owner::association : Owner::qos;
+        if (reset.at > clock_) forget(owner, reset.id, reset.at);
+        else resets_.record(reset.owner, reset.id, reset.at);
+    }
+    resets_.drop_before(usage_horizon(config_, clock_));
 }
 
 // ---- State format (see README.md) ----

@@ -14,6 +14,10 @@
 // usage up the tree) and at up to two QOS (the job's and its partition's, when they differ). Rates
 // are per second and already include the QOS UsageFactor, as multifactor charges them.
 //
+// An owner whose usage was reset (forget) is charged nothing from before the reset again, whatever
+// charges arrive later: the rule that keeps a rebuild from accounting from bringing reset usage back
+// (usage_resets.h).
+//
 // QOS usage is kept twice: decayed with the half-life, and undecayed (a pure window) for QOS with
 // Slurm's NoDecay flag, typically an allocation budget whose GrpTRESMins should not melt. Keeping
 // both lets a QOS change its flag without a rebuild; QOS are few, so the second copy costs little.
@@ -32,6 +36,7 @@
 #include <vector>
 
 #include "fairshare/usage_ledger.h"
+#include "fairshare/usage_resets.h"
 
 namespace fairway::fairshare {
 
@@ -92,7 +97,7 @@ public:
     bool charge_span(const UsageOwners& owners, const UsageRates& rates, TimePoint from, TimePoint to);
 
     // Moves every meter's clock to `now` (WindowedUsageLedger::advance); meters left empty are
-    // dropped. Returns the work done, summed over meters.
+    // dropped, and resets older than the look-back horizon. Returns the work done, summed over meters.
     AdvanceStats advance(TimePoint now);
 
     // Fair-share usage (association billing); always present, possibly empty.
@@ -106,11 +111,17 @@ public:
     // Ids that hold usage on some meter of this owner kind (QOS: either kind), ascending.
     std::vector<std::uint32_t> ids(Owner owner) const;
 
-    // Forgets every meter's usage of one association or QOS (an administrator reset it); a QOS
-    // forgets both its decayed and its undecayed usage.
-    void forget(Owner owner, std::uint32_t id);
+    // Forgets every meter's usage of one association or QOS (an administrator reset it, or it was
+    // removed) and charges it nothing from before `at` again; a QOS forgets both its decayed and
+    // its undecayed usage.
+    void forget(Owner owner, std::uint32_t id, TimePoint at);
+    // Takes resets kept elsewhere (the adapter's file): an owner reset after this book's clock
+    // (a book saved before the reset) forgets its usage; every charge from now on respects them.
+    void adopt_resets(const UsageResets& resets);
+    const UsageResets& resets() const noexcept { return resets_; }
 
-    // Versioned, CRC32-checked bytes: each meter's ledger in WindowedUsageLedger's format.
+    // Versioned, CRC32-checked bytes: each meter's ledger in WindowedUsageLedger's format (not the
+    // resets: resets().serialize()).
     // deserialize() throws InputError (key "state") on any defect, including a ledger configured
     // unlike the book (undecayed meters: with half-life 0) and a missing association billing meter.
     std::string serialize() const;
@@ -129,6 +140,7 @@ private:
     LedgerConfig config_;
     TimePoint clock_{};
     std::map<Meter, WindowedUsageLedger> ledgers_;
+    UsageResets resets_;
 };
 
 }  // namespace fairway::fairshare

@@ -50,6 +50,14 @@ fair_share() { sshare -a -l -n -P -o User,FairShare | awk -F'|' -v u="$1" '$1 ==
 weighted_fairshare() { sprio -h -j "$1" -o '%F' 2>/dev/null | tr -d ' '; }
 job_priority() { sprio -h -j "$1" -o '%Y' 2>/dev/null | tr -d ' '; }
 
+# job_charge JOB: billing x elapsed seconds of JOB's records in accounting (QOS UsageFactor 1);
+# job_seconds JOB: their elapsed seconds.
+job_charge() {
+    sacct -n -X -P -j "$1" -o AllocTRES,ElapsedRaw |
+        awk -F'|' '{ if (match($1, /billing=[0-9]+/)) sum += substr($1, RSTART + 8, RLENGTH - 8) * $2 } END { print sum + 0 }'
+}
+job_seconds() { sacct -n -X -P -j "$1" -o ElapsedRaw | awk '{ sum += $1 } END { print sum + 0 }'; }
+
 # greater A B: A > B as numbers.
 greater() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 > b + 0) }'; }
 # close_to A B PERCENT: |A - B| <= PERCENT% of B.
@@ -86,6 +94,30 @@ settled_usage() {
         [ "$a" = "$b" ] && { echo "$b"; return 0; }
     done
     return 1
+}
+
+# undo_resets: for the tests that follow, which compare the usage with accounting (and fairway-report,
+# which cannot know of resets): a test that reset RawUsage ends by dropping the reset times fairway
+# keeps and rebuilding the usage from accounting.
+undo_resets() {
+    stop_ctld TERM
+    rm -f "$CLUSTER_STATE/ctld/fairway_priority_resets" "$STATE_FILE"
+    "$CLUSTER" restart-ctld >/dev/null || fail "cluster restart-ctld failed"
+    wait_for 30 "the usage to be rebuilt from accounting" eval 'ctld_log_has "usage rebuilt from accounting" && state_newer_than_start' ||
+        fail "no rebuild logged: $(slurmctld_log_since_start | grep fairway | tr '\n' ';')"
+}
+
+# stop_dbd: stops slurmdbd and waits until it is gone.
+stop_dbd() {
+    local identity
+    identity=$(process_identity "$(cat "$CLUSTER_STATE/run/slurmdbd.pid")") || fail "slurmdbd is not running"
+    kill -TERM "${identity%%:*}"
+    wait_for 30 "slurmdbd to stop" eval "! identity_alive $identity" || fail "slurmdbd did not stop"
+}
+# start_dbd: slurmdbd alone (`cluster start` would also restart slurmctld if a plugin was rebuilt).
+start_dbd() {
+    "$SLURM_SBIN"/slurmdbd || fail "slurmdbd did not start"
+    wait_for 60 "slurmdbd to answer" sacctmgr -n list cluster || fail "slurmdbd does not answer"
 }
 
 # stop_ctld SIGNAL: sends slurmctld SIGNAL and waits until it is gone.

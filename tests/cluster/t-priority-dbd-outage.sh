@@ -31,17 +31,6 @@ log_lines() { wc -l <"$CLUSTER_STATE/log/slurmctld.log"; }
 log_after() { tail -n +"$(($1 + 1))" "$CLUSTER_STATE/log/slurmctld.log"; }
 rebuilt_after() { log_after "$1" | grep -qF "usage rebuilt from accounting"; }
 
-stop_dbd() {
-    local identity
-    identity=$(process_identity "$(cat "$CLUSTER_STATE/run/slurmdbd.pid")") || fail "slurmdbd is not running"
-    kill -TERM "${identity%%:*}"
-    wait_for 30 "slurmdbd to stop" eval "! identity_alive $identity" || fail "slurmdbd did not stop"
-}
-# start_dbd: slurmdbd alone (`cluster start` would also restart slurmctld if a plugin was rebuilt).
-start_dbd() {
-    "$SLURM_SBIN"/slurmdbd || fail "slurmdbd did not start"
-    wait_for 60 "slurmdbd to answer" sacctmgr -n list cluster || fail "slurmdbd does not answer"
-}
 # job_while_dbd_away USER: runs a 5-second job while slurmdbd is stopped; prints its id.
 job_while_dbd_away() {
     local job

@@ -1,8 +1,13 @@
 #!/bin/bash
 # A job that runs while slurmctld cannot save its state (an unwritable state directory), then a
 # kill -9: the restarted slurmctld never knew the job, and fairway recovers its own older state
-# file. Accounting has the job, so fairway charges it at the first pass (within 10% of its
-# billing x elapsed); before, its usage was lost.
+# file. 1: the job ended before the kill. Accounting has the job, so fairway charges it at the
+# first pass (within 10% of its billing x elapsed); before, its usage was lost. 2: the job still
+# runs at the kill and slurmdbd is away when slurmctld restarts. Its record stays open (the
+# restarted slurmctld aborts a job it does not know as its node registers), and records queue up
+# for slurmdbd: fairway charges the job once that queue has drained, up to slurmctld's restart,
+# once; before, it charged the open record up to the last time the queue had been empty since the
+# restart (never: nothing; else that time, however long slurmdbd stayed away).
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
@@ -11,22 +16,20 @@ wait_idle 60
 
 prio_configure "PriorityParameters=window=30:00,calc_period=0:02"
 ctld_dir=$CLUSTER_STATE/ctld
+srun_pid=
 restore_writable() {
     local status=$?
     chmod u+w "$ctld_dir"
+    [ -n "$srun_pid" ] && kill "$srun_pid" 2>/dev/null
     "$CLUSTER" start >/dev/null 2>&1 || echo "warning: cluster start failed" >&2
     (exit "$status")
     prio_restore
 }
 trap restore_writable EXIT
 
-# charge_of JOB: billing x elapsed seconds of one job in accounting (QOS UsageFactor 1).
-charge_of() {
-    sacct -n -X -P -j "$1" -o AllocTRES,ElapsedRaw |
-        awk -F'|' '{ if (match($1, /billing=[0-9]+/)) sum += substr($1, RSTART + 8, RLENGTH - 8) * $2 } END { print sum + 0 }'
-}
 at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 
+# 1. The job ended before the kill.
 before=$(settled_usage bob) || fail "bob's RawUsage does not settle: $(raw_usage bob)"
 # slurmctld runs as SlurmUser (slurm): from now on it saves neither its job state nor fairway's.
 chmod a-w "$ctld_dir"
@@ -34,7 +37,7 @@ chmod a-w "$ctld_dir"
 as_user bob srun -p gpu -N1 --gpus=2 -t 2 sleep 8 || fail "srun as bob failed"
 job=$(sacct -n -X -P -u bob -S now-5minutes -o JobIDRaw | tail -n 1)
 wait_for 60 "job $job to finish" job_finished "$job" || fail "job $job did not finish"
-charge=$(charge_of "$job")
+charge=$(job_charge "$job")
 greater "$charge" 0 || fail "accounting shows no billing for job $job"
 wait_for 30 "the job to be charged in memory" eval 'greater "$(raw_usage bob)" "$before"' ||
     fail "job $job was never charged (bob's RawUsage $(raw_usage bob), was $before)"
@@ -52,3 +55,38 @@ close_to "$(raw_usage bob)" "$in_memory" 10 ||
     fail "bob's RawUsage $(raw_usage bob) after the restart, $in_memory before the kill: charged twice?"
 ctld_log_has "slurmctld does not know" || fail "the charge of forgotten runs was not logged"
 note "forgotten job $job ($charge billing-seconds): bob's RawUsage $before before it, $in_memory in memory, $(raw_usage bob) after kill -9 and restart"
+
+# 2. The job still runs at the kill; slurmdbd away across the restart.
+before=$(settled_usage bob) || fail "bob's RawUsage does not settle: $(raw_usage bob)"
+chmod a-w "$ctld_dir"
+as_user bob srun -p gpu -N1 --gpus=2 -t 2 sleep 100 >/dev/null 2>&1 &
+srun_pid=$!
+running_job() { squeue -h -u bob -t R -o %i | head -n 1; }
+wait_for 30 "bob's job to run" eval '[ -n "$(running_job)" ]' || fail "bob's job does not run"
+job=$(running_job)
+sleep 6
+stop_dbd
+killed_at=$(date +%s)
+stop_ctld KILL
+chmod u+w "$ctld_dir"
+restarted_at=$(date +%s)
+"$CLUSTER" restart-ctld >/dev/null || fail "cluster restart-ctld after kill -9 failed"
+up_at=$(date +%s)
+kill "$srun_pid" 2>/dev/null
+scontrol show job "$job" >/dev/null 2>&1 && fail "the restarted slurmctld still knows job $job: nothing was forgotten"
+sleep 10 # slurmdbd stays away: records queue up
+start_dbd
+start=$(date -d "$(sacct -n -X -P -j "$job" -o Start | head -n 1)" +%s) || fail "no start of job $job in accounting"
+billing=$(sacct -n -X -P -j "$job" -o AllocTRES | grep -o 'billing=[0-9]*' | head -n 1 | cut -d= -f2)
+greater "$billing" 0 || fail "accounting shows no billing for job $job"
+[ "$(sacct -n -X -P -j "$job" -o End | head -n 1)" = Unknown ] || fail "job $job's record has an end: $(sacct -n -X -P -j "$job" -o End,State)"
+low=$(awk -v b="$before" -v r="$billing" -v s="$start" -v k="$killed_at" 'BEGIN { print b + 0.9 * r * (k - s) }')
+high=$(awk -v b="$before" -v r="$billing" -v s="$start" -v u="$up_at" 'BEGIN { print b + r * (u - s + 2) + 1 }')
+wait_for 30 "bob's usage to include the forgotten running job" eval 'at_least "$(raw_usage bob)" "$low"' ||
+    fail "bob's RawUsage $(raw_usage bob): job $job's $(awk -v r="$billing" -v s="$start" -v k="$killed_at" 'BEGIN { print r * (k - s) }') billing-seconds before the kill are missing (before it $before)"
+after=$(settled_usage bob) || fail "bob's RawUsage does not settle: $(raw_usage bob)"
+note "forgotten running job $job (billing $billing, started $start, slurmctld killed at $killed_at, restarted $restarted_at-$up_at): bob's RawUsage $before before it, $after after; allowed $low to $high"
+at_least "$high" "$after" || fail "bob's RawUsage $after is above $high: job $job was charged past slurmctld's restart"
+# The record stays open (a runaway job): fix it, as an administrator would, so that later tests'
+# rebuilds do not charge it again.
+sacctmgr -i list runawayjobs >/dev/null 2>&1

@@ -102,3 +102,4 @@ wait_for 30 "fairway to forget alice's usage" ctld_log_has "was reset; forgettin
     fail "the RawUsage reset was not taken over: $(slurmctld_log_since_start | grep fairway | tail -n 3 | tr '\n' ';')"
 wait_pass || fail "no pass after the reset"
 [ "$(raw_usage alice)" = 0 ] || fail "alice's RawUsage is $(raw_usage alice) after the reset"
+undo_resets

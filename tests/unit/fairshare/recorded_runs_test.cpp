@@ -15,20 +15,21 @@ constexpr std::int64_t kNow = 2000;
 const TimePoint kSince = at(0);
 
 TEST(RecordedRuns, ARecordWithAnEndIsChargedToIt) {
-    const auto span = span_to_charge(run(7, 100, 1000, 1008), nullptr, kSince, at(kNow), at(kNow));
+    const auto span = span_to_charge(run(7, 100, 1000, 1008), nullptr, kSince, at(kNow), at(kNow), at(0));
     ASSERT_TRUE(span);
     EXPECT_EQ(span->from, at(1000));
     EXPECT_EQ(span->to, at(1008));
 }
 
 TEST(RecordedRuns, NothingIsChargedBeforeTheHorizonOrForARunThatNeverStarted) {
-    const auto span = span_to_charge(run(7, 100, 1000, 1008), nullptr, at(1005), at(kNow), at(kNow));
+    const auto span = span_to_charge(run(7, 100, 1000, 1008), nullptr, at(1005), at(kNow), at(kNow), at(0));
     ASSERT_TRUE(span);
     EXPECT_EQ(span->from, at(1005));
     EXPECT_EQ(span->to, at(1008));
-    EXPECT_FALSE(span_to_charge({{7, 100}, std::nullopt, std::nullopt}, nullptr, kSince, at(kNow), at(kNow)));
-    EXPECT_FALSE(span_to_charge(run(7, 100, kNow), nullptr, kSince, at(kNow), at(kNow)));
-    const auto ended_before_horizon = span_to_charge(run(7, 100, 1000, 1008), nullptr, at(1500), at(kNow), at(kNow));
+    EXPECT_FALSE(span_to_charge({{7, 100}, std::nullopt, std::nullopt}, nullptr, kSince, at(kNow), at(kNow), at(0)));
+    EXPECT_FALSE(span_to_charge(run(7, 100, kNow), nullptr, kSince, at(kNow), at(kNow), at(0)));
+    const auto ended_before_horizon =
+        span_to_charge(run(7, 100, 1000, 1008), nullptr, at(1500), at(kNow), at(kNow), at(0));
     ASSERT_TRUE(ended_before_horizon);
     EXPECT_TRUE(ended_before_horizon->empty());
 }
@@ -37,7 +38,7 @@ TEST(RecordedRuns, NothingIsChargedBeforeTheHorizonOrForARunThatNeverStarted) {
 // a 5-second job is charged 5 seconds, not up to the rebuild.
 TEST(RecordedRuns, AnOpenRecordOfAJobSlurmctldSawEndIsChargedToItsRealEnd) {
     const LiveRun ended{at(1005)};
-    const auto span = span_to_charge(run(7, 100, 1000), &ended, kSince, at(900), at(kNow));
+    const auto span = span_to_charge(run(7, 100, 1000), &ended, kSince, at(900), at(kNow), at(0));
     ASSERT_TRUE(span);
     EXPECT_EQ(span->from, at(1000));
     EXPECT_EQ(span->to, at(1005));
@@ -45,28 +46,48 @@ TEST(RecordedRuns, AnOpenRecordOfAJobSlurmctldSawEndIsChargedToItsRealEnd) {
 
 TEST(RecordedRuns, AnOpenRecordOfAJobSlurmctldRunsIsChargedToNow) {
     const LiveRun running{};
-    const auto span = span_to_charge(run(7, 100, 1000), &running, kSince, at(900), at(kNow));
+    const auto span = span_to_charge(run(7, 100, 1000), &running, kSince, at(900), at(kNow), at(0));
     ASSERT_TRUE(span);
     EXPECT_EQ(span->to, at(kNow));
 }
 
 TEST(RecordedRuns, AnOpenRecordNobodyHoldsIsChargedOnlyAsFarAsAccountingIsComplete) {
     // Something was queued for slurmdbd since 1500: an end before 1500 would be in the record.
-    const auto span = span_to_charge(run(7, 100, 1000), nullptr, kSince, at(1500), at(kNow));
+    const auto span = span_to_charge(run(7, 100, 1000), nullptr, kSince, at(1500), at(kNow), at(0));
     ASSERT_TRUE(span);
     EXPECT_EQ(span->to, at(1500));
     EXPECT_TRUE(rebuild_is_provisional(at(1500), at(kNow)));
     // Started after the queue was last empty: nothing yet.
-    const auto later = span_to_charge(run(8, 100, 1600), nullptr, kSince, at(1500), at(kNow));
+    const auto later = span_to_charge(run(8, 100, 1600), nullptr, kSince, at(1500), at(kNow), at(0));
     ASSERT_TRUE(later);
     EXPECT_TRUE(later->empty());
 }
 
 TEST(RecordedRuns, WithNothingQueuedAnOpenRecordIsFinalUpToNow) {
-    const auto span = span_to_charge(run(7, 100, 1000), nullptr, kSince, at(kNow), at(kNow));
+    const auto span = span_to_charge(run(7, 100, 1000), nullptr, kSince, at(kNow), at(kNow), at(0));
     ASSERT_TRUE(span);
     EXPECT_EQ(span->to, at(kNow));
     EXPECT_FALSE(rebuild_is_provisional(at(kNow), at(kNow)));
+}
+
+// slurmctld lost its job state and was restarted at 1200: a job that started before and that it
+// does not hold was aborted when its node registered, however long its record stays open; one
+// that started after is bounded by the queue alone; one slurmctld holds is not bounded by it.
+TEST(RecordedRuns, AnOpenRecordSlurmctldForgotIsChargedUpToSlurmctldsStart) {
+    const auto forgotten = span_to_charge(run(7, 100, 1000), nullptr, kSince, at(kNow), at(kNow), at(1200));
+    ASSERT_TRUE(forgotten);
+    EXPECT_EQ(forgotten->from, at(1000));
+    EXPECT_EQ(forgotten->to, at(1200));
+    const auto queued = span_to_charge(run(7, 100, 1000), nullptr, kSince, at(1100), at(kNow), at(1200));
+    ASSERT_TRUE(queued);
+    EXPECT_EQ(queued->to, at(1100)) << "what is still queued bounds it first";
+    const auto started_after = span_to_charge(run(8, 300, 1300), nullptr, kSince, at(1500), at(kNow), at(1200));
+    ASSERT_TRUE(started_after);
+    EXPECT_EQ(started_after->to, at(1500));
+    const LiveRun running{std::nullopt};
+    const auto held = span_to_charge(run(7, 100, 1000), &running, kSince, at(kNow), at(kNow), at(1200));
+    ASSERT_TRUE(held);
+    EXPECT_EQ(held->to, at(kNow));
 }
 
 // slurmdbd came back, but the job's start is still queued: the rebuild did not see it, so the

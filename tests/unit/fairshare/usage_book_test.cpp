@@ -126,7 +126,7 @@ TEST(UsageBook, ForgetClearsOneOwnerOnEveryMeter) {
     UsageBook book(kConfig);
     book.charge(UsageOwners{7, {3, 0}}, job_rates(), 60, at(10000));
     book.charge(UsageOwners{8, {3, 0}}, job_rates(), 60, at(10000));
-    book.forget(Owner::association, 7);
+    book.forget(Owner::association, 7, at(10000));
     for (const Meter& meter : book.meters()) {
         if (meter.owner != Owner::association) continue;
         EXPECT_EQ(book.find(meter)->usage(7, at(10000)), 0);
@@ -135,7 +135,7 @@ TEST(UsageBook, ForgetClearsOneOwnerOnEveryMeter) {
     EXPECT_EQ(book.ids(Owner::association), (std::vector<std::uint32_t>{8}));
     EXPECT_EQ(book.ids(Owner::qos), (std::vector<std::uint32_t>{3}));
     EXPECT_EQ(book.ids(Owner::qos_undecayed), (std::vector<std::uint32_t>{3})) << "either QOS kind";
-    book.forget(Owner::qos, 3);
+    book.forget(Owner::qos, 3, at(10000));
     EXPECT_TRUE(book.ids(Owner::qos).empty());
     EXPECT_EQ(usage_of(book, Meter::wall(Owner::qos), 3, at(10000)), 0);
     EXPECT_EQ(usage_of(book, Meter::wall(Owner::qos_undecayed), 3, at(10000)), 0);
