@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "common/error.h"
@@ -51,14 +52,35 @@ void check_trusted_path(const std::string& path) {
     if (auto why = untrusted_reason(st); !why.empty()) refuse(path, why);
 }
 
+std::optional<std::string> hidden_from_users(const std::string& path, unsigned mode, SiteEntry kind) {
+    const bool directory = kind == SiteEntry::directory;
+    const unsigned needed = directory ? (S_IROTH | S_IXOTH) : S_IROTH;
+    if ((mode & needed) == needed) return std::nullopt;
+    char octal[8];
+    std::snprintf(octal, sizeof octal, "%04o", mode & 07777);
+    return std::string("refused: mode ") + octal + " hides it from users, but sbatch, salloc, srun and every job " +
+           "step read it as the job's user; make it " + (directory ? "listable" : "readable") + " by all (chmod " +
+           (directory ? "a+rx " : "a+r ") + path + ")";
+}
+
 std::string read_trusted_file(const std::string& path, std::size_t max_bytes, bool require_trusted) {
     FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-    if (fd.get() < 0) refuse(path, system_error("cannot open"));
+    if (fd.get() < 0) {
+        const int open_errno = errno;
+        struct stat st {};
+        // A reader other than root (a job step, as the job's user) cannot open a hidden file at all.
+        if (require_trusted && open_errno == EACCES && ::stat(path.c_str(), &st) == 0)
+            if (auto hidden = hidden_from_users(path, st.st_mode, SiteEntry::file)) refuse(path, *hidden);
+        errno = open_errno;
+        refuse(path, system_error("cannot open"));
+    }
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0) refuse(path, system_error("cannot stat"));
     if (!S_ISREG(st.st_mode)) refuse(path, "not a regular file");
-    if (require_trusted)
+    if (require_trusted) {
         if (auto why = untrusted_reason(st); !why.empty()) refuse(path, why);
+        if (auto hidden = hidden_from_users(path, st.st_mode, SiteEntry::file)) refuse(path, *hidden);
+    }
     if (static_cast<std::size_t>(st.st_size) > max_bytes)
         refuse(path,
                "file is " + std::to_string(st.st_size) + " bytes, more than the limit of " + std::to_string(max_bytes));

@@ -1,6 +1,6 @@
 #!/bin/bash
-# A presets.conf or presets directory whose mode hides it from users (0600, 0700) is refused by
-# name, in slurmstepd as on the client. slurmstepd runs user_init with the job user's effective uid
+# A presets.conf, presets directory or preset file whose mode hides it from users (0600, 0700) is
+# refused by name, in slurmstepd as on the client. slurmstepd runs user_init with the job user's effective uid
 # (its real uid is root's), as sbatch and srun run as the user: a bare EACCES there would fail every
 # step that looks up its account's defaults, with no word about the mode. The plugin's own
 # presets.conf (presets_conf=) keeps job_submit/fairway in slurmctld out of it; a --preset is only
@@ -49,6 +49,12 @@ expect_refused "presets directory 0700, a step that resolves its account's defau
 out=$(run_step --preset=tspank-mode)
 expect_refused "presets directory 0700, srun --preset" "$out" $? "$DIR: refused: mode 0700"
 chmod 0755 "$DIR"
+
+chmod 0600 "$DIR/tspank-mode.yaml"
+out=$(run_step)
+expect_refused "a preset file 0600, a step that resolves its account's default" "$out" $? \
+    "$DIR/tspank-mode.yaml: refused: mode 0600 .*chmod a\+r $DIR/tspank-mode.yaml"
+chmod 0644 "$DIR/tspank-mode.yaml"
 
 # (--preset would reach job_submit/fairway, which knows the cluster's presets, not these.)
 out=$(run_step) || fail "srun after the modes were mended failed: $out"

@@ -50,6 +50,24 @@ TEST_F(TrustedFile, RefusesAFileOverTheLimitNamingIt) {
     }
 }
 
+// A site preset file users cannot read would fail every step that reads it (as the job's user)
+// with a bare EACCES; it is refused by name and mode wherever it is read, root's reads included.
+TEST_F(TrustedFile, RefusesASiteFileHiddenFromUsers) {
+    if (geteuid() != 0) GTEST_SKIP() << "a trusted file is root's";
+    const std::string path = write("site.yaml", "name: a\n");
+    std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    try {
+        read_trusted_file(path, 4096, true);
+        FAIL() << "a file of mode 0600 was read as a site file";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("mode 0600 hides it from users"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(read_trusted_file(path, 4096, false), "name: a\n");  // a user's own file: no such rule
+    std::filesystem::permissions(path, std::filesystem::perms::others_read, std::filesystem::perm_options::add);
+    EXPECT_EQ(read_trusted_file(path, 4096, true), "name: a\n");
+}
+
 // procfs files report size 0: the read must not stop at what stat says, nor at the first buffer.
 TEST_F(TrustedFile, ReadsFilesWhoseSizeStatDoesNotTell) {
     const std::string status = read_trusted_file("/proc/self/status", 1 << 20, false);
