@@ -1,6 +1,10 @@
 #include "quota/bridge_config.h"
 
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -11,6 +15,8 @@
 
 namespace fairway::quota {
 namespace {
+
+bool is_dns1123_subdomain(const std::string& name);
 
 // Walks the YAML tree remembering the file so every error names file, line and dotted key.
 class Reader {
@@ -69,6 +75,18 @@ public:
         return out;
     }
 
+    // A name Kubernetes accepts as an object name (`subdomain`: dot-separated labels) or label.
+    std::string kube_name(const YAML::Node& node, const std::string& key, bool subdomain, std::size_t max = 63) const {
+        std::string name = text(node, key);
+        bool valid = subdomain ? is_dns1123_subdomain(name) : is_dns1123_label(name) && name.size() <= max;
+        if (!valid)
+            fail(node, key,
+                 "'" + name + "' is not a valid Kubernetes name (lowercase letters, digits and '-', starting and " +
+                     "ending with a letter or digit, at most " + std::to_string(subdomain ? 253 : max) + " characters" +
+                     (subdomain ? ", '.' between parts)" : ")"));
+        return name;
+    }
+
     static std::string join(const std::string& parent, const std::string& child) {
         return parent.empty() ? child : parent + "." + child;
     }
@@ -77,9 +95,49 @@ private:
     std::string file_;
 };
 
+bool is_dns1123_subdomain(const std::string& name) {
+    if (name.empty() || name.size() > 253) return false;
+    std::size_t start = 0;
+    for (std::size_t dot = name.find('.');; dot = name.find('.', start)) {
+        if (!is_dns1123_label(name.substr(start, dot == std::string::npos ? std::string::npos : dot - start)))
+            return false;
+        if (dot == std::string::npos) return true;
+        start = dot + 1;
+    }
+}
+
+// Kueue's nominalQuota: a Kubernetes quantity (its CRD's pattern), here also non-negative.
+bool is_quantity(const std::string& text) {
+    static const std::regex quantity(
+        R"(^\+?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$)");
+    return std::regex_match(text, quantity);
+}
+
+// A resource name as Kubernetes validates it: an optional DNS subdomain prefix and '/', then a name part.
+bool is_resource_name(const std::string& name) {
+    static const std::regex resource(R"(^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$)");
+    return name.size() <= 316 && std::regex_match(name, resource);
+}
+
+void read_covered_resources(const Reader& r, const YAML::Node& node, KubernetesSettings& out) {
+    const std::string key = "kubernetes.covered_resources";
+    if (!node.IsMap()) r.fail(node, key, "expected a mapping of resource names to quotas (a quantity or unlimited)");
+    out.covered_resources.clear();
+    for (const auto& entry : node) {
+        const std::string name = entry.first.as<std::string>();
+        const std::string quota = r.text(entry.second, Reader::join(key, name));
+        if (!is_resource_name(name)) r.fail(entry.first, Reader::join(key, name), "not a Kubernetes resource name");
+        if (quota != kUnlimited && !is_quantity(quota))
+            r.fail(entry.second, Reader::join(key, name),
+                   "expected 'unlimited' or a non-negative quantity such as 64, 500m or 256Gi, got '" + quota + "'");
+        out.covered_resources[name] = quota;
+    }
+}
+
 void read_kubernetes(const Reader& r, const YAML::Node& node, KubernetesSettings& out) {
-    r.expect_map(node, "kubernetes",
-                 {"kubeconfig", "backend", "cohort", "local_queue", "gpu_resource", "partition_label"});
+    r.expect_map(
+        node, "kubernetes",
+        {"kubeconfig", "backend", "cohort", "local_queue", "gpu_resource", "partition_label", "covered_resources"});
     if (node["kubeconfig"]) {
         std::string path = r.text(node["kubeconfig"], "kubernetes.kubeconfig");
         out.kubeconfig = path == "in-cluster" ? "" : path;
@@ -90,10 +148,15 @@ void read_kubernetes(const Reader& r, const YAML::Node& node, KubernetesSettings
         else if (name == "volcano") out.backend = Backend::volcano;
         else r.fail(node["backend"], "kubernetes.backend", "expected 'kueue' or 'volcano', got '" + name + "'");
     }
-    if (node["cohort"]) out.cohort = r.text(node["cohort"], "kubernetes.cohort");
-    if (node["local_queue"]) out.local_queue = r.text(node["local_queue"], "kubernetes.local_queue");
+    if (node["cohort"]) out.cohort = r.kube_name(node["cohort"], "kubernetes.cohort", true);
+    if (node["local_queue"]) out.local_queue = r.kube_name(node["local_queue"], "kubernetes.local_queue", true);
     if (node["gpu_resource"]) out.gpu_resource = r.text(node["gpu_resource"], "kubernetes.gpu_resource");
     if (node["partition_label"]) out.partition_label = r.text(node["partition_label"], "kubernetes.partition_label");
+    if (node["covered_resources"]) read_covered_resources(r, node["covered_resources"], out);
+    // Kueue allows a resource in one place of a ClusterQueue; the GPU's quota is the bridge's to set.
+    if (out.covered_resources.count(out.gpu_resource))
+        r.fail(node["covered_resources"], "kubernetes.covered_resources." + out.gpu_resource,
+               "the GPU resource is always covered, with the quota the bridge sets; remove it here");
 }
 
 void read_slurm(const Reader& r, const YAML::Node& node, SlurmSettings& out) {
@@ -153,15 +216,27 @@ void read_leader_election(const Reader& r, const YAML::Node& node, const Reconci
     check_lease_timing(r, node, reconcile, out);
 }
 
+// Kueue v0.14's ResourceFlavor allows at most this many nodeLabels (CRD maxProperties).
+constexpr std::size_t kMaxNodeLabels = 8;
+
 void read_partitions(const Reader& r, const YAML::Node& node, std::map<std::string, PartitionMapping>& out) {
     if (!node.IsMap()) r.fail(node, "partitions", "expected a mapping of partition names");
+    std::map<std::string, std::string> partition_of_flavor;
     for (const auto& entry : node) {
         std::string name = entry.first.as<std::string>();
         std::string key = "partitions." + name;
         r.expect_map(entry.second, key, {"node_labels"});
+        auto [flavor, fresh] = partition_of_flavor.emplace(partition_flavor(name), name);
+        if (!fresh)
+            r.fail(entry.first, key,
+                   "partitions '" + flavor->second + "' and '" + name + "' would share ResourceFlavor '" +
+                       flavor->first + "'");
         PartitionMapping mapping;
         if (entry.second["node_labels"])
             mapping.node_labels = r.labels(entry.second["node_labels"], key + ".node_labels");
+        if (mapping.node_labels.size() > kMaxNodeLabels)
+            r.fail(entry.second["node_labels"], key + ".node_labels",
+                   "at most " + std::to_string(kMaxNodeLabels) + " node labels per flavor (Kueue refuses more)");
         out[name] = std::move(mapping);
     }
 }
@@ -171,7 +246,8 @@ QuotaGroup read_group(const Reader& r, const YAML::Node& node, const std::string
     QuotaGroup group;
     for (const char* required : {"name", "gpus", "accounts"})
         if (!node[required]) r.fail(node, key + "." + required, "missing");
-    group.name = r.text(node["name"], key + ".name");
+    // The ClusterQueue (Volcano Queue) is named fairway-<name>, and <name> is a label value: 63 at most.
+    group.name = r.kube_name(node["name"], key + ".name", false, 63 - std::string("fairway-").size());
     group.gpus = r.integer(node["gpus"], key + ".gpus", 0, 1000000);
     group.accounts = r.names(node["accounts"], key + ".accounts");
     // GrpTRES on one association bounds it and its sub-accounts; two sibling limits could add up past L_s.
@@ -179,6 +255,8 @@ QuotaGroup read_group(const Reader& r, const YAML::Node& node, const std::string
         r.fail(node["accounts"], key + ".accounts",
                "exactly one Slurm account per group (group sub-accounts under a parent account)");
     if (node["namespaces"]) group.namespaces = r.names(node["namespaces"], key + ".namespaces");
+    for (std::size_t i = 0; i < group.namespaces.size(); ++i)
+        r.kube_name(node["namespaces"][i], key + ".namespaces[" + std::to_string(i) + "]", false);
     return group;
 }
 
@@ -203,6 +281,27 @@ void read_groups(const Reader& r, const YAML::Node& node, std::vector<QuotaGroup
 }
 
 }  // namespace
+
+bool is_dns1123_label(const std::string& name) {
+    static const std::regex label("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
+    return name.size() <= 63 && std::regex_match(name, label);
+}
+
+std::string partition_flavor(const std::string& partition) {
+    const std::string plain = kFlavorPrefix + partition;
+    if (is_dns1123_label(plain)) return plain;
+    std::uint32_t hash = 2166136261u;  // FNV-1a: stable across builds and hosts, unlike std::hash
+    std::string base;
+    for (unsigned char c : partition) {
+        hash = (hash ^ c) * 16777619u;
+        base += std::isalnum(c) ? static_cast<char>(std::tolower(c)) : '-';
+    }
+    char suffix[10];
+    std::snprintf(suffix, sizeof suffix, "-%08x", hash);
+    base = (kFlavorPrefix + base).substr(0, 63 - 9);
+    while (!base.empty() && base.back() == '-') base.pop_back();
+    return base + suffix;
+}
 
 BridgeConfig parse_bridge_config(const std::string& yaml_text, const std::string& file) {
     Reader r(file);

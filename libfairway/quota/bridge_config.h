@@ -11,6 +11,8 @@ namespace fairway::quota {
 
 enum class Backend { kueue, volcano };
 
+inline constexpr const char* kUnlimited = "unlimited";
+
 struct KubernetesSettings {
     std::string kubeconfig;  // path; empty means the in-cluster service account
     Backend backend = Backend::kueue;
@@ -18,6 +20,10 @@ struct KubernetesSettings {
     std::string local_queue = "fairway";  // name of the LocalQueue created in each namespace
     std::string gpu_resource = "nvidia.com/gpu";
     std::string partition_label = "fairway.io/slurm-partition";  // default flavor node label key
+    // Resources a group's ClusterQueue covers besides the GPU, with their quota per flavor
+    // (kUnlimited or a Kubernetes quantity). Kueue refuses a workload requesting a resource its
+    // ClusterQueue does not cover, so a GPU pod with cpu and memory requests needs both covered.
+    std::map<std::string, std::string> covered_resources = {{"cpu", kUnlimited}, {"memory", kUnlimited}};
 };
 
 struct SlurmSettings {
@@ -63,6 +69,17 @@ struct BridgeConfig {
     std::map<std::string, PartitionMapping> partitions;  // optional per-partition overrides
     std::vector<QuotaGroup> groups;
 };
+
+// The ResourceFlavor standing for a Slurm partition: "slurm-" + the partition name when that is a
+// DNS-1123 label, as Kubernetes requires of object names; otherwise the name lowercased, every
+// other character a '-', and a hash of the original appended, so two partitions that differ only
+// in case or punctuation ("gpu_A100", "gpu-a100") still get two flavors. Deterministic: the same
+// partition gets the same flavor in every bridge and every run.
+std::string partition_flavor(const std::string& partition);
+inline constexpr const char* kFlavorPrefix = "slurm-";
+
+// Kubernetes' DNS-1123 label: at most 63 of [a-z0-9-], starting and ending alphanumeric.
+bool is_dns1123_label(const std::string& name);
 
 // Parses YAML text; `file` only names the source in error messages.
 BridgeConfig parse_bridge_config(const std::string& yaml_text, const std::string& file);

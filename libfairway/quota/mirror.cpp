@@ -28,7 +28,7 @@ DesiredObject kueue_object(const std::string& kind, const std::string& plural, c
     return {kind, collection, name, std::move(body)};
 }
 
-std::string flavor_name(const PartitionInfo& p) { return "slurm-" + p.name; }
+std::string flavor_name(const PartitionInfo& p) { return partition_flavor(p.name); }
 
 DesiredObject resource_flavor(const BridgeConfig& config, const PartitionInfo& p) {
     auto mapping = config.partitions.find(p.name);
@@ -59,9 +59,10 @@ std::vector<PartitionInfo> queue_partitions(const std::vector<PartitionInfo>& pa
     for (const auto& p : covered) names.insert(flavor_name(p));
     for (const FlavorUse* gpus_by_flavor : {&seen.nominal, &seen.reserved})
         for (const auto& [flavor, gpus] : *gpus_by_flavor)
-            if (gpus > 0 && !names.count(flavor) && flavor.starts_with("slurm-")) {
+            if (gpus > 0 && !names.count(flavor) && flavor.starts_with(kFlavorPrefix)) {
+                // A flavor name is a DNS-1123 label, which partition_flavor() keeps as it is.
                 names.insert(flavor);
-                covered.push_back({flavor.substr(6), 0, 0});
+                covered.push_back({flavor.substr(std::string(kFlavorPrefix).size()), 0, 0});
             }
     std::sort(covered.begin(), covered.end(), [](auto& a, auto& b) { return a.name < b.name; });
     return covered;
@@ -74,6 +75,20 @@ nlohmann::json flavor_resource(const KubernetesSettings& kube, long quota) {
     // fields on a queue without a cohort.
     if (!kube.cohort.empty()) resource.update({{"borrowingLimit", 0}, {"lendingLimit", 0}});
     return resource;
+}
+
+// The configured covered resources with the quota to write, less those an admin's resource group
+// covers: Kueue allows each resource in one group of a ClusterQueue.
+std::vector<std::pair<std::string, std::string>> other_resources(const KubernetesSettings& kube,
+                                                                 const nlohmann::json& kept_groups) {
+    std::set<std::string> taken;
+    for (const auto& kept : kept_groups)
+        for (const auto& name : kept.value("coveredResources", nlohmann::json::array()))
+            if (name.is_string()) taken.insert(name.get<std::string>());
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [name, quota] : kube.covered_resources)
+        if (!taken.count(name)) out.emplace_back(name, quota == kUnlimited ? unlimited_quota(name) : quota);
+    return out;
 }
 
 DesiredObject cluster_queue(const BridgeConfig& config, const QuotaGroup& group,
@@ -89,15 +104,26 @@ DesiredObject cluster_queue(const BridgeConfig& config, const QuotaGroup& group,
         used.push_back(gpus_of(seen.reserved, flavor_name(p)));
     }
     auto quotas = step_flavor_quotas(limit, current, used, capacity);
+    const auto others = other_resources(config.kubernetes, seen.kept_groups);
+    nlohmann::json covered_resources = {config.kubernetes.gpu_resource};
+    for (const auto& [name, quota] : others) covered_resources.push_back(name);
     nlohmann::json flavors = nlohmann::json::array();
-    for (std::size_t i = 0; i < covered.size(); ++i)
-        flavors.push_back(
-            {{"name", flavor_name(covered[i])}, {"resources", {flavor_resource(config.kubernetes, quotas[i])}}});
-    nlohmann::json spec = {
-        {"namespaceSelector",
-         {{"matchExpressions",
-           {{{"key", "kubernetes.io/metadata.name"}, {"operator", "In"}, {"values", group.namespaces}}}}}},
-        {"resourceGroups", {{{"coveredResources", {config.kubernetes.gpu_resource}}, {"flavors", flavors}}}}};
+    for (std::size_t i = 0; i < covered.size(); ++i) {
+        nlohmann::json resources = {flavor_resource(config.kubernetes, quotas[i])};
+        for (const auto& [name, quota] : others) resources.push_back({{"name", name}, {"nominalQuota", quota}});
+        flavors.push_back({{"name", flavor_name(covered[i])}, {"resources", resources}});
+    }
+    // Kueue refuses a resource group without flavors; a queue without one admits nothing, as L_k = 0 wants.
+    nlohmann::json groups = nlohmann::json::array();
+    if (!flavors.empty()) groups.push_back({{"coveredResources", covered_resources}, {"flavors", flavors}});
+    for (const auto& kept : seen.kept_groups) groups.push_back(kept);
+    nlohmann::json spec = nlohmann::json::object();
+    // Kueue refuses an In selector without values; an absent selector matches no namespace.
+    if (!group.namespaces.empty())
+        spec["namespaceSelector"] = {
+            {"matchExpressions",
+             {{{"key", "kubernetes.io/metadata.name"}, {"operator", "In"}, {"values", group.namespaces}}}}};
+    if (!groups.empty()) spec["resourceGroups"] = groups;
     if (!config.kubernetes.cohort.empty()) spec["cohort"] = config.kubernetes.cohort;
     std::string name = group_queue_name(group);
     return kueue_object("ClusterQueue", "clusterqueues", name, metadata(name, {{kGroupLabel, group.name}}),
@@ -191,6 +217,8 @@ std::vector<std::string> managed_collections(Backend backend) {
     return {base + "/localqueues", base + "/clusterqueues", base + "/resourceflavors",
             base + "/workloadpriorityclasses"};
 }
+
+std::string unlimited_quota(const std::string& resource) { return resource == "cpu" ? "1M" : "1Pi"; }
 
 std::string group_queue_name(const QuotaGroup& group) { return "fairway-" + group.name; }
 
@@ -286,6 +314,16 @@ bool needs_recreation(const nlohmann::json& observed, const DesiredObject& desir
 }
 
 namespace {
+// Whether a ClusterQueue's resource group covers `resource` (in coveredResources or a flavor's quotas).
+bool covers_resource(const nlohmann::json& group, const std::string& resource) {
+    const auto covered = group.value("coveredResources", nlohmann::json::array());
+    if (std::find(covered.begin(), covered.end(), nlohmann::json(resource)) != covered.end()) return true;
+    for (const auto& flavor : group.value("flavors", nlohmann::json::array()))
+        for (const auto& quota : flavor.value("resources", nlohmann::json::array()))
+            if (quota.value("name", "") == resource) return true;
+    return false;
+}
+
 // The spec generation Kueue's ClusterQueue controller last reported (condition Active), 0: none.
 long kueue_observed_generation(const nlohmann::json& status) {
     for (const auto& condition : status.value("conditions", nlohmann::json::array()))
@@ -315,12 +353,17 @@ QueueReading read_queue(const nlohmann::json& queue, Backend backend, const std:
         r.used = quantity_of(status.value("allocated", nlohmann::json::object()));
         return r;
     }
-    for (const auto& group : spec.value("resourceGroups", nlohmann::json::array()))
+    for (const auto& group : spec.value("resourceGroups", nlohmann::json::array())) {
+        if (!covers_resource(group, gpu_resource)) {
+            r.flavors.kept_groups.push_back(group);
+            continue;
+        }
         for (const auto& flavor : group.value("flavors", nlohmann::json::array())) {
             long gpus = gpus_in(flavor.value("resources", nlohmann::json::array()));
             r.flavors.nominal[flavor.value("name", "")] += gpus;
             r.limit += gpus;
         }
+    }
     // Kueue charges quota when it reserves it (status.flavorsReservation); flavorsUsage counts only
     // admitted workloads, which leaves out those still waiting for their AdmissionChecks.
     for (const auto& flavor : status.value("flavorsReservation", nlohmann::json::array())) {

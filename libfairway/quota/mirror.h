@@ -47,7 +47,15 @@ using FlavorUse = std::map<std::string, long>;
 // (status.flavorsReservation) per flavor.
 struct QueueFlavors {
     FlavorUse nominal, reserved;
+    // The resource groups not covering the GPU: an admin's, kept as read. resourceGroups is an
+    // atomic list, so the bridge's forced apply replaces it whole: what it leaves out is wiped.
+    nlohmann::json kept_groups = nlohmann::json::array();
 };
+
+// The nominalQuota written for a covered resource configured `unlimited`: Kueue has no unlimited
+// quota. Kueue counts cpu in millicores as int64 and adds up a cohort's quotas, so cpu gets a
+// million cores; other resources (memory in bytes) 2^50.
+std::string unlimited_quota(const std::string& resource);
 
 // Every object that should exist; `kube_limits` maps group name to its Kubernetes GPU limit and
 // `queues` to its ClusterQueue's flavors as read. A flavor that still holds quota or reservations

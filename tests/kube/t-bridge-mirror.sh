@@ -6,6 +6,8 @@
 #  - steady state makes zero writes (which also proves the server pruned none of our fields);
 #  - a partition created with scontrol appears as a flavor, and disappears when deleted;
 #  - only labelled objects are touched: a foreign ClusterQueue survives;
+#  - queues cover cpu and memory besides the GPU; a partition named gpu_A100 (not a valid object
+#    name) gets a valid flavor; a resource group added by hand survives the bridge's rewrite;
 #  - a namespace moved to another group (SIGHUP) gets a new LocalQueue (deleted, then created):
 #    Kueue refuses any change of a LocalQueue's spec.clusterQueue (a CEL rule 1.20 does not enforce).
 . "$FAIRWAY_SRC/tests/lib.sh"
@@ -16,6 +18,7 @@ pid=
 cleanup() {
     [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
     scontrol delete PartitionName=bridgetest >/dev/null 2>&1
+    scontrol delete PartitionName=gpu_A100 >/dev/null 2>&1
     kubectl delete clusterqueues,resourceflavors,workloadpriorityclasses -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
     kubectl delete localqueues -A -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
     kubectl delete --ignore-not-found clusterqueue t-mirror-foreign >/dev/null 2>&1
@@ -61,8 +64,11 @@ expect_match "$out" "fairway-biology" "kubectl get clusterqueues"
 expect_eq "$(kubectl get localqueue -n t-physics fairway -o jsonpath='{.spec.clusterQueue}')" "fairway-physics" "LocalQueue target"
 expect_eq "$(kubectl get resourceflavor slurm-gpu -o jsonpath='{.spec.nodeLabels.fairway\.io/slurm-partition}')" "gpu" "flavor node label"
 expect_eq "$(kubectl get clusterqueue fairway-physics -o jsonpath='{.spec.cohort}')" "t-mirror" "cohort"
-gpu_limits='{range .spec.resourceGroups[*].flavors[*].resources[*]}{.borrowingLimit}/{.lendingLimit} {end}'
-expect_eq "$(kubectl get clusterqueue fairway-physics -o jsonpath="$gpu_limits")" "0/0 0/0 " "no borrowing from, no lending to the cohort"
+gpu_limits='[.spec.resourceGroups[].flavors[].resources[] | select(.name == "nvidia.com/gpu") | "\(.borrowingLimit)/\(.lendingLimit)"] | join(" ")'
+expect_eq "$(kubectl get clusterqueue fairway-physics -o json | jq -r "$gpu_limits")" "0/0 0/0" "no borrowing from, no lending to the cohort"
+# Kueue refuses a workload requesting a resource its ClusterQueue does not cover: cpu and memory too.
+expect_eq "$(kubectl get clusterqueue fairway-physics -o jsonpath='{.spec.resourceGroups[0].coveredResources}')" \
+    '["nvidia.com/gpu","cpu","memory"]' "covered resources"
 
 # Steady state: several complete cycles in a row with zero writes.
 steady() { tail -n 3 "$work/log" | grep -c 'msg=cycle writes=0 ' | grep -qx 3; }
@@ -86,6 +92,22 @@ scontrol delete PartitionName=bridgetest >/dev/null || fail "cannot delete the p
 gone() { ! kubectl get resourceflavor slurm-bridgetest >/dev/null 2>&1; }
 wait_for 30 "flavor of the deleted partition to go" gone || fail "deleted partition's flavor remains"
 kubectl get clusterqueue t-mirror-foreign >/dev/null 2>&1 || fail "a ClusterQueue the bridge does not own was deleted"
+
+# A partition name Kubernetes does not accept as an object name gets a valid flavor, and a resource
+# group an admin added to a ClusterQueue survives the bridge's forced apply (resourceGroups is an
+# atomic list: an apply without it would replace the whole list).
+kubectl patch clusterqueue fairway-physics --type=json -p '[{"op": "add", "path": "/spec/resourceGroups/-", "value":
+    {"coveredResources": ["example.com/fpga"], "flavors": [{"name": "t-mirror-fpga", "resources": [{"name": "example.com/fpga", "nominalQuota": 2}]}]}}]' \
+    >/dev/null || fail "cannot add a resource group by hand"
+scontrol create PartitionName=gpu_A100 Nodes=node1 State=UP >/dev/null || fail "cannot create partition gpu_A100"
+odd_flavor() { kubectl get resourceflavors -l fairway.io/slurm-partition=gpu_A100 -o jsonpath='{.items[0].metadata.name}' 2>/dev/null; }
+in_queue() { kubectl get clusterqueue fairway-physics -o json | jq -e --arg f "$(odd_flavor)" '[.spec.resourceGroups[].flavors[].name] | index($f)' >/dev/null; }
+wait_for 30 "a flavor for partition gpu_A100 in fairway-physics" in_queue ||
+    fail "gpu_A100 not mirrored: $(grep -E 'cannot apply|refuse' "$work/log" | tail -n 3)"
+expect_match "$(odd_flavor)" '^slurm-gpu-a100-[0-9a-f]{8}$' "flavor name of partition gpu_A100"
+expect_eq "$(kubectl get clusterqueue fairway-physics -o jsonpath='{.spec.resourceGroups[1].flavors[0].name}')" \
+    t-mirror-fpga "the admin's resource group after the bridge rewrote the queue"
+scontrol delete PartitionName=gpu_A100 >/dev/null || fail "cannot delete partition gpu_A100"
 
 # t-moving moves from physics to biology.
 lq() { kubectl -n t-moving get localqueue fairway -o jsonpath="{.$1}" 2>/dev/null; }

@@ -6,7 +6,10 @@
 
 using fairway::InputError;
 using fairway::quota::Backend;
+using fairway::quota::is_dns1123_label;
+using fairway::quota::kFlavorPrefix;
 using fairway::quota::parse_bridge_config;
+using fairway::quota::partition_flavor;
 
 namespace {
 
@@ -88,6 +91,57 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"reconcile:\n  period_seconds: 0\ngroups: []\n", 2, "reconcile.period_seconds"},
         BadConfig{"metrics: {listen: ''}\ngroups: []\n", 1, "metrics.listen"},
         BadConfig{"bogus: 1\ngroups: []\n", 1, "bogus"}, BadConfig{"groups: [\n", 2, ""},
-        BadConfig{"kubernetes: {}\n", 0, "groups"}));
+        BadConfig{"kubernetes: {}\n", 0, "groups"},
+        // Names Kubernetes would refuse, found before anything is written.
+        BadConfig{"groups:\n  - {name: Physics_ML, gpus: 1, accounts: [p]}\n", 2, "groups[0].name"},
+        BadConfig{"groups:\n  - {name: a, gpus: 1, accounts: [p], namespaces: [ok, Bad_NS]}\n", 2,
+                  "groups[0].namespaces[1]"},
+        BadConfig{"kubernetes:\n  cohort: My_Cohort\ngroups: []\n", 2, "kubernetes.cohort"},
+        BadConfig{"partitions:\n  gpu:\n    node_labels: {a: 1, b: 1, c: 1, d: 1, e: 1, f: 1, g: 1, h: 1, i: 1}\n"
+                  "groups: []\n",
+                  3, "partitions.gpu.node_labels"},
+        BadConfig{"kubernetes:\n  covered_resources:\n    cpu: lots\ngroups: []\n", 3,
+                  "kubernetes.covered_resources.cpu"},
+        BadConfig{"kubernetes:\n  covered_resources:\n    nvidia.com/gpu: unlimited\ngroups: []\n", 2,
+                  "kubernetes.covered_resources.nvidia.com/gpu"}));
+
+TEST(BridgeConfig, PartitionsWhoseFlavorsWouldCollideAreRefused) {
+    EXPECT_NO_THROW(
+        parse_bridge_config("partitions:\n  gpu_A100: {}\n  gpu_a100: {}\n  gpu-a100: {}\ngroups: []\n", "bridge.yaml"))
+        << "differing in case or punctuation only, the hash keeps them apart";
+    // The one way to meet: a partition named like another's hashed flavor.
+    const std::string twin = partition_flavor("gpu_a100").substr(std::string(kFlavorPrefix).size());
+    try {
+        parse_bridge_config("partitions:\n  gpu_a100: {}\n  " + twin + ": {}\ngroups: []\n", "bridge.yaml");
+        FAIL() << "accepted two partitions sharing flavor " << partition_flavor("gpu_a100");
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.where().line, 3);
+        EXPECT_EQ(e.where().key, "partitions." + twin);
+        EXPECT_NE(std::string(e.what()).find("would share ResourceFlavor"), std::string::npos) << e.what();
+    }
+}
+
+TEST(BridgeConfig, PartitionFlavorsAreDns1123LabelsAndStable) {
+    EXPECT_EQ(partition_flavor("gpu"), "slurm-gpu") << "a valid name stays as it is";
+    for (const std::string& partition :
+         std::vector<std::string>{"gpu_A100", "GPU", "a.b", "___", "x-", std::string(80, 'p')}) {
+        const std::string flavor = partition_flavor(partition);
+        EXPECT_TRUE(is_dns1123_label(flavor)) << partition << " -> " << flavor;
+        EXPECT_EQ(partition_flavor(flavor.substr(6)), flavor) << "a flavor's own name maps to itself";
+    }
+    EXPECT_NE(partition_flavor("gpu_A100"), partition_flavor("gpu_a100"));
+    EXPECT_EQ(partition_flavor("gpu_A100"), "slurm-gpu-a100-" + partition_flavor("gpu_A100").substr(15))
+        << "readable: lowercased, '_' as '-'";
+}
+
+TEST(BridgeConfig, CpuAndMemoryAreCoveredUnlimitedByDefault) {
+    auto config = parse_bridge_config(kMinimal, "bridge.yaml");
+    EXPECT_EQ(config.kubernetes.covered_resources,
+              (std::map<std::string, std::string>{{"cpu", "unlimited"}, {"memory", "unlimited"}}));
+    config = parse_bridge_config("kubernetes: {covered_resources: {memory: 512Gi}}\ngroups: []\n", "b.yaml");
+    EXPECT_EQ(config.kubernetes.covered_resources, (std::map<std::string, std::string>{{"memory", "512Gi"}}));
+    config = parse_bridge_config("kubernetes: {covered_resources: {}}\ngroups: []\n", "b.yaml");
+    EXPECT_TRUE(config.kubernetes.covered_resources.empty()) << "none: Kueue's excludeResourcePrefixes instead";
+}
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <set>
 
 using namespace fairway::quota;
 using nlohmann::json;
@@ -366,6 +367,87 @@ TEST(Mirror, ALocalQueueMovedToAnotherClusterQueueIsRecreated) {
     EXPECT_FALSE(needs_recreation(json::object(), *lq)) << "absent: created";
     EXPECT_FALSE(needs_recreation(json::parse(R"({"spec": {"cohort": "x"}})"),
                                   *find(objects, "ClusterQueue", "fairway-physics")));
+}
+
+// What Kueue v0.14's CRD schema and webhook require of a ClusterQueue and ResourceFlavor.
+void expect_kueue_accepts(const DesiredObject& object) {
+    EXPECT_TRUE(is_dns1123_label(object.name)) << object.name;
+    if (object.kind == "ResourceFlavor") {
+        EXPECT_LE(object.body["spec"]["nodeLabels"].size(), 8u);
+    }
+    if (object.kind != "ClusterQueue") return;
+    const json& spec = object.body["spec"];
+    for (const auto& expression :
+         spec.value("namespaceSelector", json::object()).value("matchExpressions", json::array()))
+        if (expression["operator"] == "In") {
+            EXPECT_FALSE(expression["values"].empty()) << object.name;
+        }
+    std::set<std::string> resources, flavors;
+    for (const auto& group : spec.value("resourceGroups", json::array())) {
+        EXPECT_FALSE(group["coveredResources"].empty());
+        EXPECT_FALSE(group["flavors"].empty()) << object.name << ": a resource group without flavors";
+        for (const auto& r : group["coveredResources"]) EXPECT_TRUE(resources.insert(r).second) << r;
+        for (const auto& flavor : group["flavors"]) {
+            EXPECT_TRUE(flavors.insert(flavor["name"]).second) << flavor["name"];
+            ASSERT_EQ(flavor["resources"].size(), group["coveredResources"].size());
+            for (std::size_t i = 0; i < flavor["resources"].size(); ++i)
+                EXPECT_EQ(flavor["resources"][i]["name"], group["coveredResources"][i]) << "same order";
+        }
+    }
+}
+
+TEST(Mirror, KueueAcceptsEveryObjectEvenForOddPartitionsAndEmptyGroups) {
+    BridgeConfig config = two_groups(Backend::kueue);
+    config.groups.push_back({"idle", {"idle"}, {}, 2});
+    auto objects = desired_objects(config, {{"gpu_A100", 8, 1}, {"gpu-a100", 4, 1}}, {{"physics", 6}});
+    for (const auto& o : objects) expect_kueue_accepts(o);
+    EXPECT_TRUE(find(objects, "ResourceFlavor", partition_flavor("gpu_A100")));
+    EXPECT_TRUE(find(objects, "ResourceFlavor", "slurm-gpu-a100"));
+    const auto* idle = find(objects, "ClusterQueue", "fairway-idle");
+    ASSERT_TRUE(idle);
+    EXPECT_FALSE(idle->body["spec"].contains("namespaceSelector")) << "no namespaces: no selector (matches none)";
+    auto no_partitions = desired_objects(config, {}, {{"physics", 6}});
+    for (const auto& o : no_partitions) expect_kueue_accepts(o);
+    EXPECT_FALSE(find(no_partitions, "ClusterQueue", "fairway-physics")->body["spec"].contains("resourceGroups"))
+        << "no flavor: no resource group";
+}
+
+TEST(Mirror, AClusterQueueCoversCpuAndMemoryUnlimitedByDefault) {
+    BridgeConfig config = two_groups(Backend::kueue);
+    config.kubernetes.covered_resources = KubernetesSettings{}.covered_resources;
+    auto objects = desired_objects(config, {{"gpu", 8, 1}, {"debug", 4, 1}}, {{"physics", 6}});
+    const auto& group = find(objects, "ClusterQueue", "fairway-physics")->body["spec"]["resourceGroups"][0];
+    EXPECT_EQ(group["coveredResources"], json({"nvidia.com/gpu", "cpu", "memory"}));
+    for (const auto& flavor : group["flavors"]) {
+        EXPECT_EQ(flavor["resources"][1], json({{"name", "cpu"}, {"nominalQuota", unlimited_quota("cpu")}}));
+        EXPECT_EQ(flavor["resources"][2], json({{"name", "memory"}, {"nominalQuota", unlimited_quota("memory")}}));
+    }
+    EXPECT_EQ(
+        read_queue(find(objects, "ClusterQueue", "fairway-physics")->body, Backend::kueue, "nvidia.com/gpu").limit, 6)
+        << "only the GPU counts towards L_k";
+}
+
+TEST(Mirror, AnAdminsResourceGroupIsKeptAndItsResourcesLeftToIt) {
+    BridgeConfig config = two_groups(Backend::kueue);
+    auto first = desired_objects(config, {{"gpu", 8, 1}}, {{"physics", 6}});
+    json observed = find(first, "ClusterQueue", "fairway-physics")->body;
+    const json admin = {
+        {"coveredResources", {"cpu", "example.com/fpga"}},
+        {"flavors",
+         {{{"name", "cpu-nodes"},
+           {"resources",
+            {{{"name", "cpu"}, {"nominalQuota", 64}}, {{"name", "example.com/fpga"}, {"nominalQuota", 2}}}}}}}};
+    observed["spec"]["resourceGroups"].push_back(admin);
+    QueueReading reading = read_queue(observed, Backend::kueue, "nvidia.com/gpu");
+    EXPECT_EQ(reading.flavors.kept_groups, json::array({admin}));
+    EXPECT_EQ(reading.limit, 6);
+    auto again = desired_objects(config, {{"gpu", 8, 1}}, {{"physics", 6}}, {{"physics", reading.flavors}});
+    const auto* cq = find(again, "ClusterQueue", "fairway-physics");
+    expect_kueue_accepts(*cq);
+    const auto& groups = cq->body["spec"]["resourceGroups"];
+    ASSERT_EQ(groups.size(), 2u) << "the forced apply replaces the whole list: the admin's group must be in it";
+    EXPECT_EQ(groups[1], admin);
+    EXPECT_EQ(groups[0]["coveredResources"], json({"nvidia.com/gpu", "memory"})) << "cpu is the admin's group's";
 }
 
 }  // namespace
