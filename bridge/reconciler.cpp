@@ -44,7 +44,11 @@ bool is_decrease(const GroupReport& g, Side side) {
 
 Reconciler::Reconciler(quota::BridgeConfig config, KubeApi& kube, SlurmClient& slurm, bool dry_run,
                        std::function<quota::Instant()> clock)
-    : kube_(kube), slurm_(slurm), dry_run_(dry_run), clock_(std::move(clock)) {
+    : kube_(kube),
+      slurm_(slurm),
+      dry_run_(dry_run),
+      clock_(std::move(clock)),
+      term_(quota::format_lease_time(wall_clock_ms())) {
     reconfigure(std::move(config), clock_());
 }
 
@@ -211,6 +215,19 @@ void Reconciler::write_slurm(const quota::QuotaGroup& group, long limit, CycleRe
     }
 }
 
+// A new term's first mark on the group's queue, on the version this term first read: once the
+// queue has moved past it, no write of an earlier term (conditional on an older version) can land.
+void Reconciler::write_fence(const quota::QuotaGroup& group, const std::string& on_version, CycleReport& report) {
+    if (dry_run_) return;
+    const nlohmann::json mark = {{"metadata", {{"annotations", {{quota::kTermAnnotation, term_}}}}}};
+    ApiResult result = kube_.merge_patch(queue_path(group), mark, on_version);
+    splits_.at(group.name).fenced(clock_());
+    ++report.writes;
+    if (!result.ok() && result.response.status != 409) ++report.failed_writes;
+    log_event(result.ok() ? LogLevel::info : LogLevel::debug, "term fence written on the queue",
+              {{"group", group.name}, {"version", on_version}, {"result", result.response.summary()}});
+}
+
 bool Reconciler::may_write_queue(const std::string& group, const std::map<std::string, bool>& kube_written,
                                  quota::Instant now) const {
     auto split = splits_.find(group);
@@ -308,6 +325,7 @@ CycleReport Reconciler::cycle(quota::Instant now) {
             kube_limits[group.name] = *g.decision.write[Side::kubernetes];
             kube_written[group.name] = true;
         }
+        if (g.decision.fence_on) write_fence(group, *g.decision.fence_on, report);
         if (is_decrease(g, Side::slurm)) write_slurm(group, *g.decision.write[Side::slurm], report);  // 4
     }
     // Mirroring needs both views: without Slurm's partitions we would delete every flavor.

@@ -60,6 +60,7 @@ private:
                        const Observed& observed, long kube_demand, quota::Instant now, GroupReport& report);
     void note_outside_change(const quota::QuotaGroup& group, quota::Side side, long limit, const Observed& observed);
     void write_slurm(const quota::QuotaGroup& group, long limit, CycleReport& report);
+    void write_fence(const quota::QuotaGroup& group, const std::string& on_version, CycleReport& report);
     void apply_objects(const std::vector<quota::DesiredObject>& desired, const Observed& observed,
                        const std::map<std::string, bool>& kube_written, quota::Instant now, CycleReport& report);
     bool may_write_queue(const std::string& group, const std::map<std::string, bool>& kube_written,
@@ -74,6 +75,7 @@ private:
     SlurmClient& slurm_;
     bool dry_run_;
     std::function<quota::Instant()> clock_;
+    std::string term_;  // this term's mark (kTermAnnotation): when it began, to the millisecond
     std::map<std::string, quota::QuotaSplit> splits_;
     std::set<std::string> use_unknown_;  // groups whose queue's use is unknown (logged once)
 };

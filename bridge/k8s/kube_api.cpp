@@ -107,8 +107,10 @@ ApiResult KubeApi::remove(const std::string& path) {
     return send_with_retries({"DELETE", path, "", "application/json"});
 }
 
-ApiResult KubeApi::merge_patch(const std::string& path, const nlohmann::json& patch) {
-    return send_with_retries({"PATCH", path, patch.dump(), "application/merge-patch+json"});
+ApiResult KubeApi::merge_patch(const std::string& path, const nlohmann::json& patch, const std::string& on_version) {
+    nlohmann::json body = patch;
+    if (!on_version.empty()) body["metadata"]["resourceVersion"] = on_version;
+    return send_with_retries({"PATCH", path, body.dump(), "application/merge-patch+json"}, !on_version.empty());
 }
 
 namespace {

@@ -49,7 +49,8 @@ public:
     // a real apply, and stores nothing. Writes nothing, so it is never gated; sent once.
     ApiResult apply_dry_run(const std::string& path, const nlohmann::json& object);
     ApiResult remove(const std::string& path);
-    ApiResult merge_patch(const std::string& path, const nlohmann::json& patch);
+    // With `on_version`, conditional on the object's resourceVersion as apply() is (a 409 is final).
+    ApiResult merge_patch(const std::string& path, const nlohmann::json& patch, const std::string& on_version = "");
     // One POST / PUT, never retried and never gated: for the Lease, whose update is conditional
     // on the resourceVersion in `object` (a 409 means another bridge won; retrying cannot help).
     ApiResult create_once(const std::string& collection, const nlohmann::json& object);

@@ -15,6 +15,9 @@ namespace fairway::quota {
 
 inline constexpr const char* kManagedByLabel = "app.kubernetes.io/managed-by";
 inline constexpr const char* kManagedByValue = "fairway-bridge";
+// The annotation a bridge's term writes on each group's queue to fence off its predecessors'
+// writes (QuotaSplit's TermFence): a value no earlier term wrote, so the object's version moves.
+inline constexpr const char* kTermAnnotation = "fairway.io/term";
 // The label naming the quota group an object belongs to.
 inline constexpr const char* kGroupLabel = "fairway.io/group";
 // Kueue v1beta1 allows at most 64 flavors in a resource group: a ClusterQueue covers the 64

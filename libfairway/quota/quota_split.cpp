@@ -52,6 +52,7 @@ void QuotaSplit::observe(Side side, const SideReading& reading) {
     SideState& s = state_.sides[side];
     const bool had_reading = s.last.has_value();
     s.last = reading;
+    if (side == Side::kubernetes) note_version(reading.version);
     if (s.in_doubt && write_resolved(s, reading)) {
         s.in_doubt.reset();
         s.written_on.clear();
@@ -78,6 +79,17 @@ bool QuotaSplit::write_resolved(const SideState& s, const SideReading& reading) 
     if (reading.limit == *s.in_doubt || reading.stored == *s.in_doubt) return true;
     if (!s.written_on.empty()) return reading.version != s.written_on;
     return reading.read_at >= s.written_at + timing_.write_timeout;
+}
+
+// Only Kubernetes writes are conditional on a version. Without an object (no version) no write
+// conditional on one can land; once the version differs from the term's first, none of an earlier
+// term can, since a resourceVersion never comes back.
+void QuotaSplit::note_version(const std::string& version) {
+    TermFence& fence = state_.fence;
+    if (fence.closed) return;
+    if (version.empty()) fence.closed = true;
+    else if (fence.first_version.empty()) fence.first_version = version;
+    else if (version != fence.first_version) fence.closed = true;
 }
 
 void QuotaSplit::wrote(Side side, long value, Instant now, std::string on_version) {
@@ -123,6 +135,7 @@ bool QuotaSplit::settled_after_start(Side side) const {
 Hold QuotaSplit::raise_hold(Side side) const {
     for (Side each : kBothSides)
         if (!settled_after_start(each)) return Hold::starting;
+    if (!state_.fence.closed) return Hold::starting;  // a predecessor's write may still land
     // The room comes from the other side's decrease, counted only once its enforcer has taken it.
     if (!state_.sides[other(side)].last->in_force) return Hold::not_in_force;
     const auto& s = *state_.sides[Side::slurm].last;
@@ -139,6 +152,9 @@ SplitDecision QuotaSplit::decide(Instant now) const {
             decision.hold = Hold::stale;  // no split can be computed from stale data: write nothing
             return decision;
         }
+    const TermFence& fence = state_.fence;
+    if (!fence.closed && (!fence.written_at || now >= *fence.written_at + timing_.write_timeout))
+        decision.fence_on = fence.first_version;  // again while unanswered: one lands or the object moves
     decision.target =
         split_targets(state_.quota, {{*state_.sides[Side::slurm].last, *state_.sides[Side::kubernetes].last}});
     for (Side side : kBothSides) {

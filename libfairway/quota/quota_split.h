@@ -14,7 +14,11 @@
 //   * a decrease counts only once the enforcing side shows it (Slurm: slurmctld, not slurmdbd;
 //     Kueue: the controller has observed the generation), and the other side is raised only then;
 //   * a write conditional on a version is never assumed lost: it is in doubt until the object
-//     shows its value or has moved past that version.
+//     shows its value or has moved past that version;
+//   * a new term (a fresh QuotaSplit) fences off its predecessors' conditional writes, which may
+//     land however late: nothing is raised until a read shows the versioned side at another
+//     version than the first one this term read (decide() asks for a fence write on it when
+//     nothing else moves it), so every write conditional on an earlier version can never land.
 // Time is a parameter (seconds on any monotonic scale); nothing here reads a clock.
 #pragma once
 
@@ -80,10 +84,19 @@ struct SideState {
     auto operator<=>(const SideState&) const = default;
 };
 
+// This term's fence against its predecessors' conditional writes (see QuotaSplit).
+struct TermFence {
+    std::string first_version;          // the versioned side's version at this term's first read
+    bool closed = false;                // a read has shown another version, or there is no versioned object
+    std::optional<Instant> written_at;  // our fence write on first_version ended then
+    auto operator<=>(const TermFence&) const = default;
+};
+
 struct SplitState {
     long quota = 0;
     Instant started_at = 0;
     PerSide<SideState> sides;
+    TermFence fence;
     auto operator<=>(const SplitState&) const = default;
 };
 
@@ -94,6 +107,9 @@ struct SplitDecision {
     PerSide<std::optional<long>> write;  // new limits, decreases before increases
     PerSide<long> target;                // where the limits are heading
     Hold hold = Hold::none;              // why something was held back, if it was
+    // Make the versioned side's object move off this version (a write that changes no limit,
+    // conditional on it), then tell fenced(): this term's fence.
+    std::optional<std::string> fence_on;
     bool writes_anything() const { return write[Side::slurm] || write[Side::kubernetes]; }
 };
 
@@ -113,6 +129,8 @@ public:
     // version, however late (decide() then repeats it, on the same version). An unconditional
     // write is assumed lost once it has not been read back write_timeout after it ended.
     void wrote(Side side, long value, Instant now, std::string on_version = {});
+    // The fence write decide() asked for ended (answered or given up) at `now`.
+    void fenced(Instant now) { state_.fence.written_at = now; }
     SplitDecision decide(Instant now) const;
 
     void set_quota(long quota) { state_.quota = quota; }
@@ -131,6 +149,7 @@ public:
 
 private:
     bool fresh(Side side, Instant now) const;
+    void note_version(const std::string& version);
     bool settled_after_start(Side side) const;
     bool write_resolved(const SideState& s, const SideReading& reading) const;
     Hold raise_hold(Side side) const;

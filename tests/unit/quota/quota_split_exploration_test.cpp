@@ -14,14 +14,20 @@
 // the object is still at that version; and Kubernetes enforces its limit only once its controller
 // has observed it (Kueue's observedGeneration), admitting by the old limit until then. Two more broken
 // bridges must be caught: one that takes such a write as lost after write_timeout, and one that
-// counts a decrease as soon as the apiserver shows it. (No crash in this mode: a predecessor's
-// write is assumed to land within write_timeout of the start, as the start-up wait says.)
+// counts a decrease as soon as the apiserver shows it.
+// Two bridges, one fenced (it lost the lease, or crashed): the fenced one writes no more, but its
+// last Kubernetes write, conditional on the version it read, may land at any time, however late.
+// The new term's fence (a write on the version it first read, after which it raises nothing until
+// the version has moved) must keep it from landing on a state the new term counted on; a bridge
+// without the fence must be caught.
 #include "quota/mirror.h"
 #include "quota/quota_split.h"
 
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <initializer_list>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -38,6 +44,7 @@ struct InFlight {
     Instant issued_at;
     PerFlavor per_flavor{};  // a Kubernetes write with two flavors: the split it carries
     long on_version = -1;    // versioned: the Kubernetes version it is conditional on
+    bool fence = false;      // a term's fence: moves the version, changes no limit
     auto operator<=>(const InFlight&) const = default;
 };
 
@@ -61,7 +68,8 @@ enum class Mutant {
     resplits_from_stale_use,
     ignores_holdable,
     trusts_write_timeout,
-    ignores_enforcement
+    ignores_enforcement,
+    no_term_fence
 };
 
 struct Explorer {
@@ -72,6 +80,7 @@ struct Explorer {
     Mutant mutant = Mutant::none;
     bool two_flavors = false;
     bool versioned = false;
+    bool predecessor = false;            // versioned: a fenced predecessor's write may be in flight
     std::map<World, const World*> seen;  // every reached state and the state it came from
     std::deque<const World*> frontier;   // breadth first: the first violation has a shortest trace
     const World* current = nullptr;
@@ -122,11 +131,20 @@ struct Explorer {
             visit(next);
         }
         SplitDecision d = split.decide(w.now);
+        World next = w;
+        if (d.fence_on) {
+            split.fenced(w.now);
+            next.network.push_back({1, 0, w.now, {}, std::stol(*d.fence_on), true});
+        }
         if (!d.writes_anything()) {
-            if (two_flavors) resplit_step(w, split);
+            if (d.fence_on) {
+                next.bridge = split.state();
+                visit(next);
+            } else if (two_flavors) {
+                resplit_step(w, split);
+            }
             return;
         }
-        World next = w;
         for (int side = 0; side < 2; ++side)
             if (d.write[Side(side)]) {
                 const long on_version = versioned && side == 1 ? read_version(split) : -1;
@@ -192,7 +210,12 @@ struct Explorer {
             visit(lost);
             if (write.on_version >= 0) {  // conditional: lands only on its version, bumping it
                 if (write.on_version != w.k_version) continue;
-                if (write.value != w.limit[1]) ++landed.k_version;
+                if (write.fence || write.value != w.limit[1]) ++landed.k_version;
+            }
+            if (write.fence) {
+                landed.network.erase(landed.network.begin() + i);
+                visit(landed);
+                continue;
             }
             landed.limit[w.network[i].side] = w.network[i].value;
             if (two_flavors && w.network[i].side == 1) landed.flavor_limit = w.network[i].per_flavor;
@@ -277,13 +300,21 @@ struct Explorer {
             World next = w;
             --next.crashes_left;
             Instant started = mutant == Mutant::no_startup_wait ? w.now - timing.write_timeout : w.now;
-            next.bridge = QuotaSplit(quota, timing, started).state();
+            next.bridge = new_term(started);
             visit(next);
         }
     }
 
+    SplitState new_term(Instant now) const {
+        SplitState state = QuotaSplit(quota, timing, now).state();
+        if (mutant == Mutant::no_term_fence) state.fence.closed = true;
+        return state;
+    }
+
     // Every split of the quota between the limits, nothing running yet: use and demand arrive
-    // through events, so every later mix of them is reached too.
+    // through events, so every later mix of them is reached too. With `predecessor`, also every
+    // Kubernetes write a fenced predecessor may have left in flight, conditional on the version
+    // this bridge reads first: any value the predecessor could count safe, ls + value <= Q.
     void start_from_every_safe_split() {
         for (long ls = 0; ls <= quota; ++ls)
             for (long lk = 0; ls + lk <= quota; ++lk) {
@@ -293,8 +324,14 @@ struct Explorer {
                 if (two_flavors) w.flavor_limit = {lk - lk / 2, lk / 2};
                 w.demand_left = demand_events;
                 w.crashes_left = versioned ? 0 : 1;
-                w.bridge = QuotaSplit(quota, timing, 0).state();
+                w.bridge = new_term(0);
                 visit(w);
+                for (long late = lk + 1; predecessor && ls + late <= quota;
+                     ++late) {  // a raise: a late decrease is harmless
+                    World with_late = w;
+                    with_late.network.push_back({1, late, 0, {}, 0});
+                    visit(with_late);
+                }
             }
     }
 
@@ -315,96 +352,90 @@ struct Explorer {
     }
 };
 
-TEST(QuotaSplitExploration, NoInterleavingBreaksTheQuota) {
-    for (long quota : {1L, 2L}) {
-        Explorer explorer{quota};
-        explorer.run();
-        EXPECT_EQ(explorer.violation, "") << "quota " << quota;
-        std::cout << "[ quota " << quota << " ] " << explorer.seen.size() << " states explored\n";
+// What a run explores besides the base case, and the demand events it takes.
+struct Mode {
+    const char* name;
+    bool two_flavors = false, versioned = false, predecessor = false;
+    int demand_events = 2;
+};
+constexpr Mode kPlain{"plain"};
+// Two flavors: as many demand events as the broken splits need to overrun (Kubernetes on one
+// flavor, again on the other, then Slurm on the room).
+constexpr Mode kTwoFlavors{"two flavors", true, false, false, 3};
+constexpr Mode kVersioned{"versioned, lagging", false, true};
+// One demand event is enough for the overrun a bridge without the term fence makes.
+constexpr Mode kFencedPredecessor{"fenced predecessor", false, true, true, 1};
+
+Explorer explored(long quota, const Mode& mode, Mutant mutant = Mutant::none) {
+    Explorer explorer{quota};
+    explorer.two_flavors = mode.two_flavors;
+    explorer.versioned = mode.versioned;
+    explorer.predecessor = mode.predecessor;
+    explorer.demand_events = mode.demand_events;
+    explorer.mutant = mutant;
+    explorer.run();
+    return explorer;
+}
+
+void expect_safe(const Mode& mode, std::initializer_list<long> quotas) {
+    for (long quota : quotas) {
+        Explorer explorer = explored(quota, mode);
+        EXPECT_EQ(explorer.violation, "") << mode.name << ", quota " << quota;
+        std::cout << "[ quota " << quota << ", " << mode.name << " ] " << explorer.seen.size() << " states explored\n";
         EXPECT_GT(explorer.seen.size(), 1000u);
     }
 }
 
-TEST(QuotaSplitExploration, NoInterleavingBreaksTheQuotaWithTwoFlavors) {
-    for (long quota : {1L, 2L}) {
-        Explorer explorer{quota};
-        explorer.two_flavors = true;
-        explorer.demand_events = 3;  // as many as the broken split below needs to overrun
-        explorer.run();
-        EXPECT_EQ(explorer.violation, "") << "quota " << quota;
-        std::cout << "[ quota " << quota << ", two flavors ] " << explorer.seen.size() << " states explored\n";
-        EXPECT_GT(explorer.seen.size(), 1000u);
-    }
+// A deliberately broken bridge: the exploration must find a violation (and shows its shortest trace).
+void expect_caught(const Mode& mode, Mutant mutant, const char* broken) {
+    Explorer explorer = explored(2, mode, mutant);
+    EXPECT_NE(explorer.violation, "") << broken;
+    std::cout << "[ " << broken << " ] shortest violating trace:\n" << explorer.violation;
 }
+
+TEST(QuotaSplitExploration, NoInterleavingBreaksTheQuota) { expect_safe(kPlain, {1, 2}); }
+
+TEST(QuotaSplitExploration, NoInterleavingBreaksTheQuotaWithTwoFlavors) { expect_safe(kTwoFlavors, {1, 2}); }
 
 TEST(QuotaSplitExploration, NoInterleavingBreaksTheQuotaWithLateWritesAndEnforcementLag) {
-    for (long quota : {1L, 2L}) {
-        Explorer explorer{quota};
-        explorer.versioned = true;
-        explorer.run();
-        EXPECT_EQ(explorer.violation, "") << "quota " << quota;
-        std::cout << "[ quota " << quota << ", versioned, lagging ] " << explorer.seen.size() << " states explored\n";
-        EXPECT_GT(explorer.seen.size(), 1000u);
-    }
+    expect_safe(kVersioned, {1, 2});
+}
+
+// Quota 1 adds 600,000 states and nothing quota 2 does not cover.
+TEST(QuotaSplitExploration, NoInterleavingBreaksTheQuotaWithAFencedPredecessorsLateWrite) {
+    expect_safe(kFencedPredecessor, {2});
+}
+
+TEST(QuotaSplitExploration, FindsTheOverrunWhenANewTermDoesNotFenceOffItsPredecessor) {
+    expect_caught(kFencedPredecessor, Mutant::no_term_fence, "no term fence");
 }
 
 TEST(QuotaSplitExploration, FindsTheOverrunWhenAConditionalWriteIsTakenAsLostAfterItsTimeout) {
-    Explorer explorer{2};
-    explorer.versioned = true;
-    explorer.mutant = Mutant::trusts_write_timeout;
-    explorer.run();
-    EXPECT_NE(explorer.violation, "");
-    std::cout << "[ trusts the write timeout ] shortest violating trace:\n" << explorer.violation;
+    expect_caught(kVersioned, Mutant::trusts_write_timeout, "trusts the write timeout");
 }
 
 TEST(QuotaSplitExploration, FindsTheOverrunWhenADecreaseCountsBeforeItIsInForce) {
-    Explorer explorer{2};
-    explorer.versioned = true;
-    explorer.mutant = Mutant::ignores_enforcement;
-    explorer.run();
-    EXPECT_NE(explorer.violation, "");
+    expect_caught(kVersioned, Mutant::ignores_enforcement, "ignores enforcement");
 }
 
 TEST(QuotaSplitExploration, FindsTheOverrunWhenTheSplitIgnoresWhereUseSits) {
-    Explorer explorer{2};
-    explorer.two_flavors = true;
-    explorer.mutant = Mutant::splits_by_capacity;
-    explorer.demand_events = 3;  // Kubernetes on one flavor, again on the other, then Slurm on the room
-    explorer.run();
-    EXPECT_NE(explorer.violation, "");
-    std::cout << "[ split by capacity ] shortest violating trace:\n" << explorer.violation;
+    expect_caught(kTwoFlavors, Mutant::splits_by_capacity, "split by capacity");
 }
 
 TEST(QuotaSplitExploration, FindsTheOverrunWhenAReSplitMovesQuotaOnAStaleRead) {
-    Explorer explorer{2};
-    explorer.two_flavors = true;
-    explorer.mutant = Mutant::resplits_from_stale_use;
-    explorer.demand_events = 3;
-    explorer.run();
-    EXPECT_NE(explorer.violation, "");
+    expect_caught(kTwoFlavors, Mutant::resplits_from_stale_use, "re-split from stale use");
 }
 
 TEST(QuotaSplitExploration, FindsTheOverrunWhenUseAboveAFlavorsQuotaIsNotCounted) {
-    Explorer explorer{2};
-    explorer.two_flavors = true;
-    explorer.mutant = Mutant::ignores_holdable;
-    explorer.demand_events = 3;
-    explorer.run();
-    EXPECT_NE(explorer.violation, "");
+    expect_caught(kTwoFlavors, Mutant::ignores_holdable, "ignores holdable");
 }
 
 TEST(QuotaSplitExploration, FindsTheRaceWhenWritesAreNotTrackedUntilReadBack) {
-    Explorer explorer{2};
-    explorer.mutant = Mutant::forgets_writes;
-    explorer.run();
-    EXPECT_NE(explorer.violation, "");
+    expect_caught(kPlain, Mutant::forgets_writes, "forgets writes");
 }
 
 TEST(QuotaSplitExploration, FindsTheRaceWhenARestartDoesNotWaitForOldWrites) {
-    Explorer explorer{2};
-    explorer.mutant = Mutant::no_startup_wait;
-    explorer.run();
-    EXPECT_NE(explorer.violation, "");
+    expect_caught(kPlain, Mutant::no_startup_wait, "no start-up wait");
 }
 
 }  // namespace

@@ -206,6 +206,36 @@ TEST(QuotaSplit, AConditionalWriteStaysInDoubtPastItsTimeoutWhileTheVersionStand
     EXPECT_EQ(split.bound(Side::kubernetes), 4);
 }
 
+TEST(QuotaSplit, ANewTermRaisesNothingUntilTheQueueHasMovedPastTheVersionItFirstRead) {
+    // A predecessor raised Kubernetes 0 -> 6 on resourceVersion "5" and died before it landed. This
+    // term reads 0 at "5" long after its start-up wait: the raise may still commit.
+    QuotaSplit split(6, kTiming, 0);
+    split.observe(Side::slurm, {40, 0, 0, 6});
+    split.observe(Side::kubernetes, kube_at(40, 0, 0, 0, "5"));
+    auto d = split.decide(40);
+    EXPECT_FALSE(d.write[Side::slurm]) << "Slurm would take room the predecessor's raise may still use";
+    EXPECT_EQ(d.hold, Hold::starting);
+    EXPECT_EQ(d.fence_on, "5") << "a write on the first version read, to move the queue past it";
+    split.fenced(41);
+    split.observe(Side::kubernetes, kube_at(45, 0, 0, 0, "5"));
+    EXPECT_FALSE(split.decide(45).fence_on) << "one fence write per write_timeout";
+    EXPECT_EQ(split.decide(51).fence_on, "5") << "unanswered on the same version: again";
+    split.observe(Side::kubernetes, kube_at(52, 0, 0, 0, "6"));  // our mark landed
+    split.observe(Side::slurm, {52, 0, 0, 6});
+    d = split.decide(52);
+    EXPECT_FALSE(d.fence_on);
+    EXPECT_EQ(d.write[Side::slurm], 6) << "no write conditional on \"5\" can land any more";
+}
+
+TEST(QuotaSplit, ANewTermNeedsNoFenceWithoutAVersionedObject) {
+    QuotaSplit split(6, kTiming, 0);
+    split.observe(Side::slurm, {40, 0, 0, 6});
+    split.observe(Side::kubernetes, kube_at(40, 0, 0, 0, ""));  // no queue yet
+    auto d = split.decide(40);
+    EXPECT_FALSE(d.fence_on);
+    EXPECT_EQ(d.write[Side::slurm], 6);
+}
+
 TEST(QuotaSplit, AnUnconditionalWriteIsTakenAsLostAfterItsTimeout) {
     // The same timeline without a version (Slurm): the stated assumption, a write not read back
     // write_timeout after it ended never lands.
