@@ -6,7 +6,8 @@
 #  - exactly one bridge writes (writes counted per bridge from its cycle lines);
 #  - the apiserver away past the renew deadline: the leader's fence closes (fairway_bridge_leader 0)
 #    while it goes on reading; afterwards exactly one bridge holds the lease and may write;
-#  - kill -9 of the leader: the other takes over within lease duration + retry period;
+#  - kill -9 of the leader: the other takes over within lease duration + retry period, and its new
+#    term fences off the dead one's late writes (its own fairway.io/term mark on the queue);
 #  - --once beside a leading daemon writes nothing and exits 3 naming the holder; --once --dry-run
 #    runs beside it; after the leader stops (it releases the lease) --once leads and writes.
 . "$FAIRWAY_SRC/tests/lib.sh"
@@ -83,6 +84,9 @@ note "after the outage $h leads (fence open), the other's gauge is $(leader_gaug
 note "kill -9 of the leader"
 set_kube_demand 3   # the split must move again, so the new leader has something to write
 taken=$(acquired "$flog")
+term_mark() { kubectl get clusterqueue "fairway-$BT_ACCOUNT" -o jsonpath='{.metadata.annotations.fairway\.io/term}'; }
+term_before=$(term_mark)
+[ -n "$term_before" ] || fail "the leader's term left no fence mark on the queue"
 t0=$(date +%s.%N)
 kill -9 "$leader"; wait "$leader" 2>/dev/null
 [ "$leader" = "$pid_a" ] && pid_a= || pid_b=
@@ -93,6 +97,8 @@ note "takeover after $takeover s (lease $lease_duration s + retry $retry_period 
 awk -v t="$takeover" -v limit="$((lease_duration + retry_period))" 'BEGIN { exit !(t <= limit + 0.5) }' ||
     fail "takeover took $takeover s"
 expect_match "$(holder)" "_$follower\$" "the Lease names the new leader"
+fenced() { [ "$(term_mark)" != "$term_before" ]; }
+wait_for 30 "the new term's fence mark on the queue" fenced || fail "the new term did not fence the queue: $(grep 'term fence' "$flog" | tail -n 2)"
 wait_for 30 "the new leader to write" sh -c "[ \$(awk '/msg=cycle /{for(i=1;i<=NF;i++) if (\$i ~ /^writes=[1-9]/) n++} END{print n+0}' '$flog') -gt 0 ]" ||
     fail "the new leader never wrote"
 
