@@ -4,12 +4,18 @@
 # slurm.conf = the defaults below, then the KEY=VALUE lines of $STATE/etc/overrides (conf-set).
 
 # Slurm's own plugins: Debian's, or those of the installation FAIRWAY_SLURM names. The four slurmd
-# share one munged: 24.11's cred/munge refuses the launch credential as replayed on all but the
-# first node (src/plugins/cred/munge/cred_munge.c, unless Slurm is built with
-# --enable-multiple-slurmd), so a 24.11 cluster signs no credential (cred/none, one host anyway).
+# share one host and one munged: cred/munge accepts their launch credentials only from a Slurm built
+# with --enable-multiple-slurmd (src/plugins/cred/munge/cred_munge.c), as Debian's is and
+# scripts/slurm-release builds it. An installation built without it signs none (cred/none); then
+# programs linked with libslurm fail in slurm_init() on 24.11 (cred_none.so calls Slurm's internal
+# log functions, which only Slurm's own commands link: the raw submitter, fairway-report, the bridge).
 if [ -n "${FAIRWAY_SLURM:-}" ] && [ "${FAIRWAY_SLURM%/}" != /usr ]; then
     SYSTEM_PLUGIN_DIR=${FAIRWAY_SLURM%/}/lib/slurm
-    CRED_TYPE=cred/none
+    if grep -q '^#define MULTIPLE_SLURMD 1' "${FAIRWAY_SLURM%/}/source/config.h" 2>/dev/null; then
+        CRED_TYPE=cred/munge
+    else
+        CRED_TYPE=cred/none
+    fi
 else
     SYSTEM_PLUGIN_DIR=/usr/lib/x86_64-linux-gnu/slurm-wlm
     CRED_TYPE=cred/munge
