@@ -8,12 +8,15 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "fairshare/age_calendar.h"
 #include "fairshare/association_tree.h"
 #include "fairshare/fair_share.h"
 #include "fairshare/usage_book.h"
+#include "fairshare/usage_records.h"
 #include "fairshare/walk_memo.h"
 #include "priority/job_charges.h"
 #include "priority/limits_usage.h"
@@ -65,6 +68,10 @@ private:
     bool usage_unknown();
     PartitionQos partition_qos_ids();
     void run_pass();
+    // Usage from outside Slurm (external_usage.cpp).
+    void ingest_external_usage(const Settings& settings, time_t now);
+    void charge_record(const fairshare::UsageRecord& record,
+                       const std::unordered_map<std::string, fairshare::AssocId>& ids);
     // job_list's content, valid under the job write lock.
     struct JobsByState {
         std::vector<job_record_t*> pending;  // pending and not completing: priorities only
@@ -166,6 +173,8 @@ private:
     std::optional<time_t> look_for_forgotten_runs_since_;
     fairshare::UsageResets saved_resets_;  // what the resets file holds
     bool gpu_billing_checked_ = false;
+    std::size_t external_charged_ = 0;  // charges of usage records, since start (under state_mutex_)
+    std::size_t external_refused_ = 0;  // records and charges refused, since start
 };
 
 }  // namespace fairway::priority

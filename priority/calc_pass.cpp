@@ -1,6 +1,7 @@
 // One calculation pass of the "fairway_prio" thread, in numbered steps:
 //   1. rebuild the usage book from accounting if it is missing or stale, or was rebuilt while
-//      slurmctld had records queued for slurmdbd that are stored now (no Slurm lock held)
+//      slurmctld had records queued for slurmdbd that are stored now (no Slurm lock held), and
+//      charge the new usage records of the spool (external_usage.cpp: read with no Slurm lock held)
 //   then, under slurmctld's job write lock, held from 2 to 5 so that one copy of the job list's
 //   pointers serves both walks (the list's nodes are chased once, not twice):
 //   2. collect the running jobs' new usage and the association tree (+ assoc write lock, held
@@ -80,6 +81,7 @@ void Adapter::run_pass() {
                      "priority/fairway: pass skipped: the usage is not known until it is rebuilt from accounting");
             return;
         }
+        ingest_external_usage(*settings, now);
         CollectedUsage usage;
         step_times_ = {};
         const std::optional<Walk> walk = charge_and_reprioritize(*settings, now, usage);

@@ -14,6 +14,7 @@ priority_priority_fairway_la_SOURCES = \
 	priority/settings.cpp priority/settings.h \
 	priority/usage_recovery.cpp priority/usage_recovery.h \
 	priority/walk_skip.cpp \
+	priority/external_usage.cpp priority/external_usage.h \
 	priority/slurmctld_symbols.cpp priority/slurmctld_symbols.h
 # Slurm's config.h defines PACKAGE_* and VERSION itself; drop configure's copies to avoid redefinitions.
 priority_priority_fairway_la_CPPFLAGS = -UPACKAGE_BUGREPORT -UPACKAGE_NAME -UPACKAGE_STRING -UPACKAGE_TARNAME \

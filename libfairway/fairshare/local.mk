@@ -15,7 +15,8 @@ libfairway_libfairway_la_SOURCES += \
 	libfairway/fairshare/age_calendar.cpp libfairway/fairshare/age_calendar.h \
 	libfairway/fairshare/forecast.cpp libfairway/fairshare/forecast.h \
 	libfairway/fairshare/run_charges.cpp libfairway/fairshare/run_charges.h \
-	libfairway/fairshare/recorded_runs.cpp libfairway/fairshare/recorded_runs.h
+	libfairway/fairshare/recorded_runs.cpp libfairway/fairshare/recorded_runs.h \
+	libfairway/fairshare/usage_records.cpp libfairway/fairshare/usage_records.h
 EXTRA_DIST += libfairway/fairshare/README.md
 tests_unit_fairway_unit_SOURCES += \
 	tests/unit/fairshare/fair_share_test.cpp \
@@ -29,7 +30,8 @@ tests_unit_fairway_unit_SOURCES += \
 	tests/unit/fairshare/age_calendar_test.cpp \
 	tests/unit/fairshare/forecast_test.cpp \
 	tests/unit/fairshare/run_charges_test.cpp \
-	tests/unit/fairshare/recorded_runs_test.cpp
+	tests/unit/fairshare/recorded_runs_test.cpp \
+	tests/unit/fairshare/usage_records_test.cpp
 
 # Google Benchmark for the core; built on request only (`make tests/bench/fairshare-bench`), since
 # configure does not require libbenchmark-dev. (Automake wants "=" for the first EXTRA_PROGRAMS.)

@@ -172,7 +172,8 @@ namespace {
 
 constexpr char kMagic[4] = {'F', 'W', 'U', 'B'};
 constexpr char kLedgerMagic[4] = {'F', 'W', 'L', 'G'};
-constexpr std::uint16_t kVersion = 1;
+// Version 2 adds the delivery watermarks after the meters; version 1 (none) is still read.
+constexpr std::uint16_t kVersion = 2;
 // Fixed part: magic, version, reserved, clock, meter count.
 constexpr std::size_t kHeaderBytes = 4 + 2 + 2 + 8 + 4;
 // Per meter before its ledger: owner, 3 reserved, what, ledger length.
@@ -187,6 +188,28 @@ Meter read_meter(codec::Reader& in) {
     const bool known = what == Meter::kBilling || what == Meter::kWall || (what > 0 && what <= 0xFFFFFFFFLL);
     if (!known) codec::corrupt("unknown meter " + std::to_string(what));
     return Meter{static_cast<Owner>(owner), what};
+}
+
+void write_delivered(codec::Writer& out, const DeliveryWatermarks& delivered) {
+    out.little(static_cast<std::uint32_t>(delivered.size()));
+    for (const auto& [source, sequence] : delivered) {
+        out.little(static_cast<std::uint16_t>(source.size()));
+        out.bytes(source);
+        out.little(sequence);
+    }
+}
+
+DeliveryWatermarks read_delivered(codec::Reader& in) {
+    DeliveryWatermarks delivered;
+    const auto count = in.little<std::uint32_t>();
+    if (count > in.remaining() / (2 + 8)) codec::corrupt("delivery count exceeds the data");
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const std::string source(in.take(in.little<std::uint16_t>()));
+        if (!valid_usage_source(source)) codec::corrupt("a delivery source is not a valid name");
+        if (!delivered.empty() && !(delivered.rbegin()->first < source)) codec::corrupt("deliveries out of order");
+        delivered.emplace(source, in.little<std::uint64_t>());
+    }
+    return delivered;
 }
 
 }  // namespace
@@ -206,6 +229,7 @@ std::string UsageBook::serialize() const {
         out.little(static_cast<std::uint32_t>(bytes.size()));
         out.bytes(bytes);
     }
+    write_delivered(out, delivered_);
     codec::seal(out);
     return out.take();
 }
@@ -213,7 +237,8 @@ std::string UsageBook::serialize() const {
 UsageBook UsageBook::deserialize(std::string_view bytes) {
     codec::Reader in(codec::unseal(bytes, kMagic, kHeaderBytes));
     in.take(sizeof kMagic);
-    if (in.little<std::uint16_t>() != kVersion) codec::corrupt("unsupported version");
+    const auto version = in.little<std::uint16_t>();
+    if (version != 1 && version != kVersion) codec::corrupt("unsupported version");
     in.little<std::uint16_t>();
     const TimePoint clock{Seconds{in.little<std::int64_t>()}};
     if (clock.time_since_epoch().count() < 0 || clock.time_since_epoch().count() > kMaxEpochSeconds)
@@ -226,6 +251,7 @@ UsageBook UsageBook::deserialize(std::string_view bytes) {
         if (!ledgers.empty() && !(ledgers.rbegin()->first < meter)) codec::corrupt("meters out of order or repeated");
         ledgers.emplace(meter, WindowedUsageLedger::deserialize(in.take(in.little<std::uint32_t>())));
     }
+    DeliveryWatermarks delivered = version >= 2 ? read_delivered(in) : DeliveryWatermarks{};
     if (in.remaining() != 0) codec::corrupt("trailing bytes");
     const auto fair_share = ledgers.find(kFairShareMeter);
     if (fair_share == ledgers.end()) codec::corrupt("no fair-share usage");
@@ -236,6 +262,7 @@ UsageBook UsageBook::deserialize(std::string_view bytes) {
     book.clock_ = clock;
     for (const auto& [meter, ledger] : ledgers) book.clock_ = std::max(book.clock_, ledger.clock());
     book.ledgers_ = std::move(ledgers);
+    book.delivered_ = std::move(delivered);
     return book;
 }
 

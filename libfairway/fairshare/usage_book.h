@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "fairshare/usage_ledger.h"
+#include "fairshare/usage_records.h"
 #include "fairshare/usage_resets.h"
 
 namespace fairway::fairshare {
@@ -130,6 +131,12 @@ public:
     // the caller rebuilds everything from accounting rather than lose the other meters silently.
     static bool is_single_ledger(std::string_view bytes);
 
+    // Usage delivered from outside Slurm (usage_records.h): per source, the highest record sequence
+    // charged into this book. Kept in the book so that one atomic write saves the usage and what it
+    // came from together; a rebuilt book has none, so the records still kept are charged again.
+    const DeliveryWatermarks& delivered() const noexcept { return delivered_; }
+    void set_delivered(const std::string& source, std::uint64_t sequence) { delivered_[source] = sequence; }
+
 private:
     WindowedUsageLedger& ledger(const Meter& meter);
     // The configuration of an owner's meters: the book's, without decay for qos_undecayed.
@@ -141,6 +148,7 @@ private:
     TimePoint clock_{};
     std::map<Meter, WindowedUsageLedger> ledgers_;
     UsageResets resets_;
+    DeliveryWatermarks delivered_;
 };
 
 }  // namespace fairway::fairshare

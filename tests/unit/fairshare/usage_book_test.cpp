@@ -208,8 +208,8 @@ TEST(UsageBookState, EveryCorruptionIsRejected) {
     }
     for (std::size_t size = 0; size < good.size(); size += 7) expect_state_error(good.substr(0, size), "truncated");
     std::string version = good;
-    version[4] = 2;
-    expect_state_error(resealed(version), "version 2");
+    version[4] = 3;
+    expect_state_error(resealed(version), "version 3");
     std::string owner = good;
     owner[4 + 2 + 2 + 8 + 4] = 9;  // the first meter's owner
     expect_state_error(resealed(owner), "unknown owner");
@@ -232,7 +232,8 @@ struct SavedMeter {
 std::vector<SavedMeter> saved_meters(const std::string& bytes) {
     std::vector<SavedMeter> meters;
     std::size_t offset = 4 + 2 + 2 + 8 + 4;
-    while (offset + 4 < bytes.size()) {
+    const auto count = read_le(bytes, offset - 4, 4);
+    for (std::uint64_t i = 0; i < count; ++i) {
         const auto length = static_cast<std::size_t>(read_le(bytes, offset + 12, 4));
         meters.push_back(
             {offset, bytes[offset], static_cast<std::int64_t>(read_le(bytes, offset + 4, 8)), 16 + length});
@@ -271,7 +272,7 @@ TEST(UsageBookState, MetersKeptWithAnotherWindowAreRejected) {
     const SavedMeter qos_wall =
         *std::find_if(others.begin(), others.end(), [](const SavedMeter& m) { return m.owner == 1; });
     std::string mixed = a.substr(0, fair_share.offset + fair_share.length) +
-                        b.substr(qos_wall.offset, qos_wall.length) + a.substr(a.size() - 4);
+                        b.substr(qos_wall.offset, qos_wall.length) + a.substr(a.size() - 8);  // no deliveries, CRC
     mixed[4 + 2 + 2 + 8] = 2;
     expect_state_error(resealed(mixed), "mixed windows");
 }

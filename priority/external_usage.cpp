@@ -1,0 +1,168 @@
+#include "priority/external_usage.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <unordered_map>
+
+#include "common/error.h"
+#include "priority/adapter.h"
+#include "priority/slurm_api.h"
+
+namespace fairway::priority {
+namespace {
+
+constexpr const char* kSpoolName = "fairway_usage";
+constexpr const char* kRefusedName = "refused";
+
+bool trusted_owner(const struct stat& st, uid_t owner) { return st.st_uid == owner || st.st_uid == 0; }
+bool writable_by_others(const struct stat& st) { return (st.st_mode & (S_IWGRP | S_IWOTH)) != 0; }
+
+// Why the spool itself cannot be trusted, or "" when it can.
+std::string spool_problem(const std::string& spool, uid_t owner) {
+    struct stat st {};
+    if (lstat(spool.c_str(), &st) != 0) return errno == ENOENT ? "" : std::strerror(errno);
+    if (!S_ISDIR(st.st_mode)) return "not a directory";
+    if (!trusted_owner(st, owner)) return "not owned by SlurmUser or root";
+    if (writable_by_others(st)) return "writable by its group or others";
+    return "";
+}
+
+std::vector<std::string> file_names(const std::string& spool) {
+    std::vector<std::string> names;
+    DIR* dir = opendir(spool.c_str());
+    if (!dir) {
+        error("priority/fairway: usage spool %s not read: %s", spool.c_str(), std::strerror(errno));
+        return names;
+    }
+    while (const dirent* entry = readdir(dir)) names.emplace_back(entry->d_name);
+    closedir(dir);
+    return names;
+}
+
+// The record's text; throws InputError (naming the file) when the file cannot be trusted or read.
+std::string read_record_file(const std::string& path, uid_t owner) {
+    const auto refuse = [&](const std::string& problem) { throw InputError({path, 0, ""}, problem); };
+    const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) refuse(std::string("cannot open: ") + std::strerror(errno));
+    struct stat st {};
+    std::string text;
+    const bool usable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && trusted_owner(st, owner) &&
+                        !writable_by_others(st) && st.st_size <= static_cast<off_t>(fairshare::kMaxUsageRecordBytes);
+    if (usable) {
+        text.resize(static_cast<std::size_t>(st.st_size));
+        const ssize_t got = pread(fd, text.data(), text.size(), 0);
+        if (got != static_cast<ssize_t>(text.size())) text.clear();
+    }
+    close(fd);
+    if (!usable) refuse("not a regular file owned by SlurmUser or root, writable by no one else, of at most 256 KiB");
+    return text;
+}
+
+void move_aside(const std::string& spool, const std::string& name) {
+    const std::string refused = spool + "/" + kRefusedName;
+    mkdir(refused.c_str(), 0700);
+    if (rename((spool + "/" + name).c_str(), (refused + "/" + name).c_str()) != 0)
+        error("priority/fairway: cannot move refused usage record %s aside: %s", name.c_str(), std::strerror(errno));
+}
+
+// assoc_mgr's "account" and "account/user" names -> association ids. Caller holds the assoc read lock.
+std::unordered_map<std::string, fairshare::AssocId> association_ids() {
+    std::unordered_map<std::string, fairshare::AssocId> ids;
+    if (!assoc_mgr_assoc_list) return ids;
+    list_itr_t* it = list_iterator_create(assoc_mgr_assoc_list);
+    while (auto* assoc = static_cast<slurmdb_assoc_rec_t*>(list_next(it))) {
+        if (!assoc->acct) continue;
+        const bool user = assoc->user && *assoc->user;
+        if (user && assoc->partition && *assoc->partition) continue;  // a partition's association: not named
+        ids.emplace(user ? std::string(assoc->acct) + "/" + assoc->user : std::string(assoc->acct), assoc->id);
+    }
+    list_iterator_destroy(it);
+    return ids;
+}
+
+}  // namespace
+
+std::string usage_spool_dir(const std::string& state_file) {
+    return (std::filesystem::path(state_file).parent_path() / kSpoolName).string();
+}
+
+SpoolReading read_new_records(const std::string& spool, uid_t owner, const fairshare::DeliveryWatermarks& watermarks,
+                              time_t now) {
+    SpoolReading reading;
+    if (const std::string problem = spool_problem(spool, owner); !problem.empty()) {
+        error("priority/fairway: usage spool %s not read: %s", spool.c_str(), problem.c_str());
+        return reading;
+    }
+    for (const fairshare::RecordName& name : fairshare::new_records(file_names(spool), watermarks)) {
+        const std::string file = fairshare::usage_record_name(name.source, name.sequence);
+        try {
+            const std::string text = read_record_file(spool + "/" + file, owner);
+            reading.records.push_back(fairshare::parse_usage_record(text, file, fairshare::from_unix_seconds(now)));
+        } catch (const InputError& e) {
+            error("priority/fairway: usage record %s refused: %s", file.c_str(), e.what());
+            move_aside(spool, file);
+            ++reading.refused;
+        }
+    }
+    return reading;
+}
+
+// Reads the spool with no lock, resolves associations under assoc_mgr's read lock, charges under
+// the adapter's mutex; the pass's later steps advance and publish the book, and step 6 saves the
+// usage with its watermarks in one atomic write.
+void Adapter::ingest_external_usage(const Settings& settings, time_t now) {
+    fairshare::DeliveryWatermarks watermarks;
+    {
+        std::lock_guard<std::mutex> lock(state_mutex_);
+        if (!book_) return;
+        watermarks = book_->delivered();
+    }
+    SpoolReading reading =
+        read_new_records(usage_spool_dir(settings.state_file), slurm_conf.slurm_user_id, watermarks, now);
+    external_refused_ += reading.refused;
+    if (reading.records.empty()) return;
+    std::unordered_map<std::string, fairshare::AssocId> ids;
+    {
+        AssocMgrLock assoc({.assoc = READ_LOCK});
+        ids = association_ids();
+    }
+    std::lock_guard<std::mutex> lock(state_mutex_);
+    if (!book_) return;
+    for (const fairshare::UsageRecord& record : reading.records) charge_record(record, ids);
+}
+
+// Caller holds state_mutex_.
+void Adapter::charge_record(const fairshare::UsageRecord& record,
+                            const std::unordered_map<std::string, fairshare::AssocId>& ids) {
+    const std::string file = fairshare::usage_record_name(record.source, record.sequence);
+    if (!fairshare::record_is_new({record.source, record.sequence}, book_->delivered())) return;
+    for (const fairshare::ExternalCharge& charge : record.charges) {
+        const auto id = ids.find(charge.association());
+        if (id == ids.end()) {
+            error("priority/fairway: usage record %s line %d refused: no association %s", file.c_str(), charge.line,
+                  charge.association().c_str());
+            ++external_refused_;
+            continue;
+        }
+        try {
+            book_->charge_span(fairshare::UsageOwners{id->second, {}},
+                               fairshare::UsageRates{.billing = charge.billing_rate, .wall = 0, .tres = {}},
+                               charge.start, charge.end);
+            ++external_charged_;
+        } catch (const InputError& e) {
+            error("priority/fairway: usage record %s line %d refused: %s", file.c_str(), charge.line, e.what());
+            ++external_refused_;
+        }
+    }
+    book_->set_delivered(record.source, record.sequence);
+    book_changed_ = true;
+    log_flag(PRIO, "priority/fairway: usage record %s charged (%zu charges)", file.c_str(), record.charges.size());
+}
+
+}  // namespace fairway::priority
