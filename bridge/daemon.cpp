@@ -18,6 +18,7 @@ extern "C" {
 #include "log.h"
 #include "metrics_server.h"
 #include "reconciler.h"
+#include "usage_spool.h"
 
 namespace fairway::bridge {
 namespace {
@@ -94,6 +95,10 @@ void log_cycle(const CycleReport& report, std::chrono::milliseconds took) {
                {"slurm_ok", report.slurm_ok ? "true" : "false"},
                {"kube_ok", report.kube_ok ? "true" : "false"},
                {"ms", std::to_string(took.count())}});
+}
+
+fairshare::TimePoint wall_now() {
+    return std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
 }
 
 bool still_starting(const CycleReport& report) {
@@ -218,6 +223,9 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
                {"dry_run", options.dry_run ? "true" : "false"},
                {"metrics_port", metrics ? std::to_string(metrics->port()) : "off"},
                {"identity", lease ? lease->identity() : "-"}});
+    // Metering writes the spool, so a dry run does not meter.
+    std::unique_ptr<UsageSpool> usage;
+    if (!config.usage.spool.empty() && !options.dry_run) usage = std::make_unique<UsageSpool>(config, wall_now());
     CycleTotals totals;
     for (;;) {
         if (lease) {
@@ -241,6 +249,7 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
         CycleReport report = reconciler->cycle(monotonic_now());
         auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began);
         log_cycle(report, took);
+        if (usage) usage->cycle(api, wall_now());
         ++totals.cycles;
         totals.writes += report.writes;
         totals.failed_writes += report.failed_writes;
@@ -249,7 +258,8 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
         if (watcher) totals.watch_events = watcher->events();
         if (metrics)
             metrics->publish(render_metrics(report, totals, api.counters()) +
-                                 leader_metric(lease == nullptr || lease->write_allowed()),
+                                 leader_metric(lease == nullptr || lease->write_allowed()) +
+                                 (usage ? usage->metrics() : std::string()),
                              report.slurm_ok && report.kube_ok);
         std::chrono::seconds pause(config.reconcile.period_seconds);
         if (options.once) {

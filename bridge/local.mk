@@ -11,7 +11,8 @@ bridge_libbridge_la_SOURCES = \
 	bridge/slurm/slurm_client.cpp bridge/slurm/slurm_client.h bridge/slurm/slurm_compat.h \
 	bridge/reconciler.cpp bridge/reconciler.h \
 	bridge/leader_lease.cpp bridge/leader_lease.h \
-	bridge/metrics_server.cpp bridge/metrics_server.h
+	bridge/metrics_server.cpp bridge/metrics_server.h \
+	bridge/usage_spool.cpp bridge/usage_spool.h
 bridge_libbridge_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bridge $(YAMLCPP_CFLAGS) $(NLOHMANN_JSON_CFLAGS) $(CURL_CFLAGS) $(SLURM_CPPFLAGS)
 
 sbin_PROGRAMS += bridge/fairway-bridge

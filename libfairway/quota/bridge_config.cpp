@@ -1,5 +1,6 @@
 #include "quota/bridge_config.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "common/error.h"
+#include "fairshare/usage_records.h"
 #include "quota/leader_lease.h"
 
 namespace fairway::quota {
@@ -280,6 +282,39 @@ void read_groups(const Reader& r, const YAML::Node& node, std::vector<QuotaGroup
     }
 }
 
+double billing_weight(const Reader& r, const YAML::Node& node, const std::string& key) {
+    double value = -1;
+    try {
+        std::size_t used = 0;
+        value = node.IsScalar() ? std::stod(node.Scalar(), &used) : -1;
+        if (used != node.Scalar().size()) value = -1;
+    } catch (const std::exception&) {
+        value = -1;
+    }
+    if (!(value >= 0 && value <= fairshare::kMaxBillingPerGpu))
+        r.fail(node, key, "expected a billing weight between 0 and " + std::to_string(fairshare::kMaxBillingPerGpu));
+    return value;
+}
+
+void read_usage(const Reader& r, const YAML::Node& node, UsageSettings& out) {
+    r.expect_map(node, "usage", {"spool", "source", "record_seconds", "keep_days", "gpu_billing", "associations"});
+    if (node["spool"]) out.spool = r.text(node["spool"], "usage.spool");
+    if (node["source"]) out.source = r.text(node["source"], "usage.source");
+    if (!fairshare::valid_usage_source(out.source))
+        r.fail(node["source"], "usage.source", "1 to 63 letters, digits, '.' or '_'");
+    if (node["record_seconds"])
+        out.record_seconds = r.integer(node["record_seconds"], "usage.record_seconds", 1, 86400);
+    if (node["keep_days"]) out.keep_seconds = r.integer(node["keep_days"], "usage.keep_days", 1, 366) * 86400;
+    if (node["gpu_billing"]) out.gpu_billing = billing_weight(r, node["gpu_billing"], "usage.gpu_billing");
+    if (node["associations"]) {
+        out.associations = r.labels(node["associations"], "usage.associations");
+        for (const auto& [ns, association] : out.associations)
+            if (std::count(association.begin(), association.end(), '/') > 1 ||
+                association.find(' ') != std::string::npos)
+                r.fail(node["associations"][ns], "usage.associations." + ns, "expected account or account/user");
+    }
+}
+
 }  // namespace
 
 bool is_dns1123_label(const std::string& name) {
@@ -314,7 +349,8 @@ BridgeConfig parse_bridge_config(const std::string& yaml_text, const std::string
     BridgeConfig config;
     config.source_file = file;
     if (!root.IsDefined() || root.IsNull()) throw InputError({file, 0, ""}, "empty configuration");
-    r.expect_map(root, "", {"kubernetes", "slurm", "reconcile", "leader_election", "metrics", "partitions", "groups"});
+    r.expect_map(root, "",
+                 {"kubernetes", "slurm", "reconcile", "leader_election", "metrics", "partitions", "groups", "usage"});
     if (root["kubernetes"]) read_kubernetes(r, root["kubernetes"], config.kubernetes);
     if (root["slurm"]) read_slurm(r, root["slurm"], config.slurm);
     if (root["reconcile"]) read_reconcile(r, root["reconcile"], config.reconcile);
@@ -328,6 +364,7 @@ BridgeConfig parse_bridge_config(const std::string& yaml_text, const std::string
     if (root["partitions"]) read_partitions(r, root["partitions"], config.partitions);
     if (!root["groups"]) throw InputError({file, 0, "groups"}, "missing: at least one quota group is needed");
     read_groups(r, root["groups"], config.groups);
+    if (root["usage"]) read_usage(r, root["usage"], config.usage);
     return config;
 }
 

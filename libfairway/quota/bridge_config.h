@@ -59,6 +59,16 @@ struct QuotaGroup {
     long gpus = 0;                        // Q: GPUs both clusters together may use
 };
 
+// Metering Kubernetes GPU time into Slurm's fair-share (usage_meter.h): off without a spool.
+struct UsageSettings {
+    std::string spool;                // the plugin's spool: <StateSaveLocation>/fairway_usage; empty: no metering
+    std::string source = "bridge";    // names this bridge's records; stable across restarts
+    int record_seconds = 60;          // one record per this many seconds (and at a reservation's end)
+    long keep_seconds = 30L * 86400;  // records kept this long: at least PriorityParameters' window + a bucket
+    double gpu_billing = 1.0;         // billing per GPU-second: TRESBillingWeights' GRES/gpu weight
+    std::map<std::string, std::string> associations;  // namespace -> "account" or "account/user"
+};
+
 struct BridgeConfig {
     std::string source_file;
     KubernetesSettings kubernetes;
@@ -68,6 +78,7 @@ struct BridgeConfig {
     std::string metrics_listen = "127.0.0.1:9464";
     std::map<std::string, PartitionMapping> partitions;  // optional per-partition overrides
     std::vector<QuotaGroup> groups;
+    UsageSettings usage;
 };
 
 // The ResourceFlavor standing for a Slurm partition: "slurm-" + the partition name when that is a

@@ -20,3 +20,7 @@ tests_unit_fairway_unit_SOURCES += \
 	tests/unit/quota/leader_lease_test.cpp
 tests_unit_fairway_unit_SOURCES += \
 	tests/unit/quota/leader_election_config_test.cpp
+libfairway_libfairway_la_SOURCES += \
+	libfairway/quota/usage_meter.cpp libfairway/quota/usage_meter.h
+tests_unit_fairway_unit_SOURCES += \
+	tests/unit/quota/usage_meter_test.cpp

@@ -411,6 +411,8 @@ bool pending_workload(const nlohmann::json& workload) {
            !condition_true(workload, "Finished");
 }
 
+}  // namespace
+
 long workload_gpus(const nlohmann::json& workload, const std::string& gpu_resource) {
     long total = 0;
     for (const auto& pod_set :
@@ -420,8 +422,6 @@ long workload_gpus(const nlohmann::json& workload, const std::string& gpu_resour
                           gpu_resource);
     return total;
 }
-
-}  // namespace
 
 long pod_gpus(const nlohmann::json& pod_spec, const std::string& gpu_resource) {
     long containers = 0, init = 0;

@@ -127,6 +127,8 @@ std::string demand_collection(Backend backend);
 // GPUs one pod of `pod_spec` requests: its containers' requests (the limit where a request is
 // absent, as Kubernetes defaults it) added up, or its largest init container's when that is more.
 long pod_gpus(const nlohmann::json& pod_spec, const std::string& gpu_resource);
+// GPUs a Kueue Workload asks for: over its podSets, count x pod_gpus(template).
+long workload_gpus(const nlohmann::json& workload, const std::string& gpu_resource);
 
 // Pending Kubernetes demand per group, in GPUs, from the objects of demand_collection():
 //  - Kueue: a Workload in one of the group's namespaces sent to its LocalQueue, active, holding no

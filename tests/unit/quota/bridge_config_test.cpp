@@ -91,7 +91,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"reconcile:\n  period_seconds: 0\ngroups: []\n", 2, "reconcile.period_seconds"},
         BadConfig{"metrics: {listen: ''}\ngroups: []\n", 1, "metrics.listen"},
         BadConfig{"bogus: 1\ngroups: []\n", 1, "bogus"}, BadConfig{"groups: [\n", 2, ""},
-        BadConfig{"kubernetes: {}\n", 0, "groups"},
+        BadConfig{"kubernetes: {}\n", 0, "groups"}, BadConfig{"groups: []\nusage:\n  source: a-b\n", 3, "usage.source"},
+        BadConfig{"groups: []\nusage:\n  gpu_billing: -1\n", 3, "usage.gpu_billing"},
+        BadConfig{"groups: []\nusage:\n  keep_days: 0\n", 3, "usage.keep_days"},
+        BadConfig{"groups: []\nusage:\n  associations: {ns: a/b/c}\n", 3, "usage.associations.ns"},
+        BadConfig{"groups: []\nusage:\n  spol: /x\n", 3, "usage.spol"},
         // Names Kubernetes would refuse, found before anything is written.
         BadConfig{"groups:\n  - {name: Physics_ML, gpus: 1, accounts: [p]}\n", 2, "groups[0].name"},
         BadConfig{"groups:\n  - {name: a, gpus: 1, accounts: [p], namespaces: [ok, Bad_NS]}\n", 2,
@@ -142,6 +146,26 @@ TEST(BridgeConfig, CpuAndMemoryAreCoveredUnlimitedByDefault) {
     EXPECT_EQ(config.kubernetes.covered_resources, (std::map<std::string, std::string>{{"memory", "512Gi"}}));
     config = parse_bridge_config("kubernetes: {covered_resources: {}}\ngroups: []\n", "b.yaml");
     EXPECT_TRUE(config.kubernetes.covered_resources.empty()) << "none: Kueue's excludeResourcePrefixes instead";
+}
+
+TEST(BridgeConfig, UsageSectionIsRead) {
+    auto config = parse_bridge_config(std::string(kMinimal) + R"(
+usage:
+  spool: /var/spool/slurmctld/fairway_usage
+  source: gpu.bridge
+  record_seconds: 30
+  keep_days: 20
+  gpu_billing: 8.5
+  associations: {physics-ml: physics/alice}
+)",
+                                      "bridge.yaml");
+    EXPECT_EQ(config.usage.spool, "/var/spool/slurmctld/fairway_usage");
+    EXPECT_EQ(config.usage.source, "gpu.bridge");
+    EXPECT_EQ(config.usage.record_seconds, 30);
+    EXPECT_EQ(config.usage.keep_seconds, 20 * 86400);
+    EXPECT_DOUBLE_EQ(config.usage.gpu_billing, 8.5);
+    EXPECT_EQ(config.usage.associations.at("physics-ml"), "physics/alice");
+    EXPECT_TRUE(parse_bridge_config(kMinimal, "bridge.yaml").usage.spool.empty());
 }
 
 }  // namespace

@@ -1,0 +1,83 @@
+#include "quota/usage_meter.h"
+
+#include <gtest/gtest.h>
+
+#include "common/iso8601.h"
+
+namespace fairway::quota {
+namespace {
+
+TimePoint at(const char* iso) { return TimePoint{parse_iso8601(iso)->time_since_epoch()}; }
+
+BridgeConfig config() {
+    BridgeConfig c;
+    c.groups.push_back(
+        QuotaGroup{.name = "physics", .accounts = {"physics"}, .namespaces = {"team-a", "team-b"}, .gpus = 8});
+    c.usage.gpu_billing = 8;
+    c.usage.associations["team-b"] = "physics/alice";
+    return c;
+}
+
+nlohmann::json workload(const std::string& ns, const std::string& name, long gpus, const char* reserved,
+                        const char* finished = nullptr, const char* released = nullptr) {
+    nlohmann::json conditions = nlohmann::json::array();
+    if (reserved || released)
+        conditions.push_back({{"type", "QuotaReserved"},
+                              {"status", released ? "False" : "True"},
+                              {"lastTransitionTime", released ? released : reserved}});
+    if (finished) conditions.push_back({{"type", "Finished"}, {"status", "True"}, {"lastTransitionTime", finished}});
+    nlohmann::json container = {{"name", "c"},
+                                {"resources", {{"requests", {{"nvidia.com/gpu", std::to_string(gpus)}}}}}};
+    return {{"metadata", {{"namespace", ns}, {"name", name}, {"uid", name + "-uid"}}},
+            {"spec",
+             {{"queueName", "fairway"},
+              {"podSets", {{{"name", "p"}, {"count", 1}, {"template", {{"spec", {{"containers", {container}}}}}}}}}}},
+            {"status", {{"conditions", conditions}}}};
+}
+
+double gpu_seconds(const std::vector<fairshare::ExternalCharge>& charges) {
+    double total = 0;
+    for (const auto& c : charges) total += static_cast<double>(c.gpus * (c.end - c.start).count());
+    return total;
+}
+
+TEST(UsageMeter, AHeldReservationIsChargedOncePerSecondUntilItEnds) {
+    UsageMeter meter(config());
+    const auto held = nlohmann::json::array({workload("team-a", "w", 4, "2026-12-01T10:00:00Z")});
+    auto first = meter.flush(held, at("2026-12-01T10:01:00Z"));
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_EQ(first[0].association(), "physics");
+    EXPECT_EQ(first[0].gpus, 4);
+    EXPECT_DOUBLE_EQ(first[0].billing_rate, 32);
+    EXPECT_DOUBLE_EQ(gpu_seconds(first), 4 * 60);
+    const auto done =
+        nlohmann::json::array({workload("team-a", "w", 4, "2026-12-01T10:00:00Z", "2026-12-01T10:01:30Z")});
+    EXPECT_DOUBLE_EQ(gpu_seconds(meter.flush(done, at("2026-12-01T10:02:00Z"))), 4 * 30);
+    EXPECT_TRUE(meter.flush(done, at("2026-12-01T10:03:00Z")).empty());
+}
+
+TEST(UsageMeter, ARestartedMeterContinuesFromItsRecords) {
+    const auto held = nlohmann::json::array({workload("team-b", "w", 2, "2026-12-01T10:00:00Z")});
+    UsageMeter before(config());
+    const auto written = before.flush(held, at("2026-12-01T10:01:00Z"));
+    ASSERT_EQ(written.size(), 1u);
+    EXPECT_EQ(written[0].association(), "physics/alice");
+    UsageMeter after(config());
+    for (const auto& c : written) after.remember(c);
+    // Evicted while the bridge was away: charged up to the eviction, from where the records stop.
+    const auto evicted = nlohmann::json::array({workload("team-b", "w", 2, nullptr, nullptr, "2026-12-01T10:05:00Z")});
+    const auto charges = after.flush(evicted, at("2026-12-01T10:10:00Z"));
+    EXPECT_DOUBLE_EQ(gpu_seconds(charges), 2 * 240);
+    EXPECT_TRUE(after.flush(evicted, at("2026-12-01T10:11:00Z")).empty());
+}
+
+TEST(UsageMeter, PendingForeignAndGpuLessWorkloadsAreNotCharged) {
+    UsageMeter meter(config());
+    const auto items = nlohmann::json::array({workload("team-a", "pending", 4, nullptr),
+                                              workload("elsewhere", "w", 4, "2026-12-01T10:00:00Z"),
+                                              workload("team-a", "cpu", 0, "2026-12-01T10:00:00Z")});
+    EXPECT_TRUE(meter.flush(items, at("2026-12-01T11:00:00Z")).empty());
+}
+
+}  // namespace
+}  // namespace fairway::quota
