@@ -18,14 +18,14 @@ PluginContext& plugin_context() {
 
 namespace {
 
-enum OptionId { kPresetOption = 1, kGpuPolicyOption = 2 };
+enum OptionId { preset_option_id = 1, gpu_policy_option_id = 2 };
 
 int remember_option(int id, const char* value, int /*remote*/) noexcept {
     try {
         auto& context = plugin_context();
         std::string text = value ? value : "";
-        if (id == kPresetOption) context.preset_option = text;
-        if (id == kGpuPolicyOption) context.gpu_policy_option = text;
+        if (id == preset_option_id) context.preset_option = text;
+        if (id == gpu_policy_option_id) context.gpu_policy_option = text;
         return ESPANK_SUCCESS;
     } catch (...) {
         return kSpankFailure;
@@ -37,11 +37,11 @@ int remember_option(int id, const char* value, int /*remote*/) noexcept {
 int register_options(spank_t sp) {
     static spank_option options[] = {
         {const_cast<char*>("preset"), const_cast<char*>("NAME[,NAME...]"),
-         const_cast<char*>("fairway: apply the named presets (or ./file.yaml), left to right"), 1, kPresetOption,
+         const_cast<char*>("fairway: apply the named presets (or ./file.yaml), left to right"), 1, preset_option_id,
          remember_option},
         {const_cast<char*>("gpu-bind-policy"), const_cast<char*>("POLICY"),
          const_cast<char*>("fairway: per-rank GPU binding: none, per-rank:N, round-robin, closest, ordered"), 1,
-         kGpuPolicyOption, remember_option},
+         gpu_policy_option_id, remember_option},
     };
     for (spank_option& option : options) {
         if (spank_option_register(sp, &option) != ESPANK_SUCCESS) {

@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
         ReportModel model;
         if (!options.input.empty()) load_offline(options.input, model);
         else load_live(options, model);
-        if (!options.input.empty() || !is_job_id(options.target) || options.command != Command::kExplain)
+        if (!options.input.empty() || !is_job_id(options.target) || options.command != Command::explain)
             return run_command(options, model, std::cout);
         return explain_live_job(options, model, std::cout);
     });

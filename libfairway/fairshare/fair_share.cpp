@@ -230,7 +230,7 @@ Work run_fair_tree(const TreeFacts& facts) {
 
 ShareFigures figures_of(const TreeFacts& facts, const Work& work, std::size_t i, const FairShareOptions& options) {
     const AssociationNode& node = facts.tree.node(i);
-    const bool classic = options.algorithm == FairShareAlgorithm::kClassic;
+    const bool classic = options.algorithm == FairShareAlgorithm::classic;
     ShareFigures row;
     row.id = node.id;
     if (!facts.is_root(i)) row.raw_shares = node.shares;
@@ -250,14 +250,14 @@ ShareFigures figures_of(const TreeFacts& facts, const Work& work, std::size_t i,
 
 FairShareOptions fair_share_options(bool fair_tree, bool depth_oblivious, std::uint16_t dampening_factor) {
     FairShareOptions options;
-    options.algorithm = fair_tree ? FairShareAlgorithm::kFairTree : FairShareAlgorithm::kClassic;
+    options.algorithm = fair_tree ? FairShareAlgorithm::fair_tree : FairShareAlgorithm::classic;
     options.depth_oblivious = !fair_tree && depth_oblivious;
     options.dampening = dampening_factor ? dampening_factor : 1;
     return options;
 }
 
 const char* algorithm_name(const FairShareOptions& options) {
-    if (options.algorithm == FairShareAlgorithm::kFairTree) return "fair_tree";
+    if (options.algorithm == FairShareAlgorithm::fair_tree) return "fair_tree";
     return options.depth_oblivious ? "depth_oblivious" : "classic";
 }
 
@@ -269,7 +269,7 @@ double classic_fs_factor(long double effective_usage, long double norm_shares, s
 
 FairShareResult compute_fair_share(const AssociationTree& tree, const FairShareOptions& options) {
     const TreeFacts facts = gather(tree);
-    const bool classic = options.algorithm == FairShareAlgorithm::kClassic;
+    const bool classic = options.algorithm == FairShareAlgorithm::classic;
     const Work work = classic ? run_classic(facts, options) : run_fair_tree(facts);
     FairShareResult result;
     result.options_ = options;
@@ -299,7 +299,7 @@ double FairShareResult::job_factor(AssocId id) const {
 }
 
 double FairShareResult::job_factor_at(std::size_t position) const {
-    if (options_.algorithm == FairShareAlgorithm::kFairTree) return user_factor_[position];
+    if (options_.algorithm == FairShareAlgorithm::fair_tree) return user_factor_[position];
     const std::size_t fs = fs_assoc_[position];
     return classic_fs_factor(effective_exact_[fs], figures_[fs].norm_shares, options_.dampening);
 }

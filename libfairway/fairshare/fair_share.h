@@ -35,10 +35,10 @@
 
 namespace fairway::fairshare {
 
-enum class FairShareAlgorithm { kFairTree, kClassic };
+enum class FairShareAlgorithm { fair_tree, classic };
 
 struct FairShareOptions {
-    FairShareAlgorithm algorithm = FairShareAlgorithm::kFairTree;
+    FairShareAlgorithm algorithm = FairShareAlgorithm::fair_tree;
     std::uint16_t dampening = 1;   // FairShareDampeningFactor (classic only); 0 is treated as 1
     bool depth_oblivious = false;  // PriorityFlags=DEPTH_OBLIVIOUS (classic only)
 };

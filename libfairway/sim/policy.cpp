@@ -41,8 +41,8 @@ Seconds duration_setting(std::string_view spec, const std::string& key, const st
 }
 
 ResetPeriod period_setting(std::string_view spec, const std::string& value) {
-    for (ResetPeriod period : {ResetPeriod::kDaily, ResetPeriod::kWeekly, ResetPeriod::kMonthly,
-                               ResetPeriod::kQuarterly, ResetPeriod::kYearly})
+    for (ResetPeriod period :
+         {ResetPeriod::daily, ResetPeriod::weekly, ResetPeriod::monthly, ResetPeriod::quarterly, ResetPeriod::yearly})
         if (value == reset_period_name(period)) return period;
     reject(spec, "period: '" + value + "' is not daily, weekly, monthly, quarterly or yearly");
 }
@@ -51,20 +51,20 @@ ResetPeriod period_setting(std::string_view spec, const std::string& value) {
 
 const char* reset_period_name(ResetPeriod period) {
     switch (period) {
-    case ResetPeriod::kNone: return "none";
-    case ResetPeriod::kDaily: return "daily";
-    case ResetPeriod::kWeekly: return "weekly";
-    case ResetPeriod::kMonthly: return "monthly";
-    case ResetPeriod::kQuarterly: return "quarterly";
-    case ResetPeriod::kYearly: return "yearly";
+    case ResetPeriod::none: return "none";
+    case ResetPeriod::daily: return "daily";
+    case ResetPeriod::weekly: return "weekly";
+    case ResetPeriod::monthly: return "monthly";
+    case ResetPeriod::quarterly: return "quarterly";
+    case ResetPeriod::yearly: return "yearly";
     }
     return "none";
 }
 
 std::string PolicySpec::name() const {
-    if (kind == PolicyKind::kFcfs) return "fcfs";
+    if (kind == PolicyKind::fcfs) return "fcfs";
     std::string half = "H=" + short_duration(half_life);
-    if (reset != ResetPeriod::kNone) return std::string("reset=") + reset_period_name(reset) + " " + half;
+    if (reset != ResetPeriod::none) return std::string("reset=") + reset_period_name(reset) + " " + half;
     if (window == fairshare::kInfiniteWindow) return "multifactor " + half;
     return "fairway W=" + short_duration(window) + " " + half;
 }
@@ -84,7 +84,7 @@ PolicySpec parse_policy(std::string_view text) {
     }
     if (kind != "multifactor" && kind != "fairway" && kind != "reset")
         reject(text, "unknown policy '" + std::string(kind) + "' (fcfs, multifactor, fairway, reset)");
-    spec.kind = PolicyKind::kFairShare;
+    spec.kind = PolicyKind::fair_share;
     bool window_given = false, period_given = false;
     for (const auto& [key, value] : parse_settings(text, rest)) {
         if (key == "half_life" || key == "H") {
@@ -116,18 +116,18 @@ std::int64_t next_reset(ResetPeriod period, std::int64_t after) {
     const year_month_day date{sys_days{days{day}}};
     auto at = [](const year_month_day& d) { return sys_days{d}.time_since_epoch().count() * kDay; };
     switch (period) {
-    case ResetPeriod::kNone: return INT64_MAX;
-    case ResetPeriod::kDaily: return (day + 1) * kDay;
-    case ResetPeriod::kWeekly: {
+    case ResetPeriod::none: return INT64_MAX;
+    case ResetPeriod::daily: return (day + 1) * kDay;
+    case ResetPeriod::weekly: {
         const unsigned weekday = year_month_weekday{sys_days{days{day}}}.weekday().c_encoding();  // 0 = Sunday
         return (day + 7 - weekday) * kDay;
     }
-    case ResetPeriod::kMonthly: return at(year_month_day{date.year() / date.month() / 1} + months{1});
-    case ResetPeriod::kQuarterly: {
+    case ResetPeriod::monthly: return at(year_month_day{date.year() / date.month() / 1} + months{1});
+    case ResetPeriod::quarterly: {
         const unsigned first_month = (static_cast<unsigned>(date.month()) - 1) / 3 * 3 + 1;
         return at(year_month_day{date.year() / month{first_month} / 1} + months{3});
     }
-    case ResetPeriod::kYearly: return at(year_month_day{(date.year() + years{1}) / January / 1});
+    case ResetPeriod::yearly: return at(year_month_day{(date.year() + years{1}) / January / 1});
     }
     return INT64_MAX;
 }

@@ -20,14 +20,14 @@
 
 namespace fairway::sim {
 
-enum class PolicyKind { kFcfs, kFairShare };
-enum class ResetPeriod { kNone, kDaily, kWeekly, kMonthly, kQuarterly, kYearly };
+enum class PolicyKind { fcfs, fair_share };
+enum class ResetPeriod { none, daily, weekly, monthly, quarterly, yearly };
 
 struct PolicySpec {
-    PolicyKind kind = PolicyKind::kFcfs;
+    PolicyKind kind = PolicyKind::fcfs;
     Seconds window = fairshare::kInfiniteWindow;
     Seconds half_life{7 * 86400};  // Slurm's PriorityDecayHalfLife default
-    ResetPeriod reset = ResetPeriod::kNone;
+    ResetPeriod reset = ResetPeriod::none;
 
     // How tables and files name it: "fcfs", "multifactor H=7-0", "fairway W=14-0 H=7-0",
     // "reset=monthly H=0".

@@ -82,7 +82,7 @@ void Simulator::submit(const SimJob& job) {
         started_ = true;
         now_ = job.submit;
         next_calc_ = job.submit;  // the first calc pass sets the factors every later job sees
-        if (policy_.reset != ResetPeriod::kNone) next_reset_ = next_reset(policy_.reset, job.submit);
+        if (policy_.reset != ResetPeriod::none) next_reset_ = next_reset(policy_.reset, job.submit);
     }
     advance_to(job.submit);
     statistics_.submitted(job);

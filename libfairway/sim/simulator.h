@@ -92,7 +92,7 @@ private:
         std::int64_t seconds = 0;
     };
 
-    bool fair_share() const noexcept { return policy_.kind == PolicyKind::kFairShare; }
+    bool fair_share() const noexcept { return policy_.kind == PolicyKind::fair_share; }
     std::optional<std::int64_t> next_event_time() const;
     // Everything before `t`, and at `t` everything but the scheduling pass.
     void advance_to(std::int64_t t);

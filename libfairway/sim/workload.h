@@ -32,15 +32,15 @@ struct SimJob {
 };
 
 // How SWF processors become resources.
-enum class ProcsAre { kCores, kGpus };
+enum class ProcsAre { cores, gpus };
 
 struct TraceShape {
     std::int64_t time_origin = 0;  // epoch seconds of SWF time 0 (the header's UnixStartTime)
-    ProcsAre procs_are = ProcsAre::kCores;
+    ProcsAre procs_are = ProcsAre::cores;
     Need capacity;  // the whole cluster: larger jobs are skipped, as Slurm rejects them
 };
 
-enum class SkipReason { kNoProcessors, kUnknownRunTime, kLargerThanCluster, kNeverStarted };
+enum class SkipReason { no_processors, unknown_run_time, larger_than_cluster, never_started };
 inline constexpr std::size_t kSkipReasons = 4;
 const char* skip_reason_name(SkipReason reason);
 

@@ -78,7 +78,7 @@ fs::AssociationTree workload_tree() {
 void BM_FairShare(benchmark::State& state) {
     const fs::AssociationTree tree = workload_tree();
     const fs::FairShareOptions options{
-        state.range(0) ? fs::FairShareAlgorithm::kFairTree : fs::FairShareAlgorithm::kClassic, 1};
+        state.range(0) ? fs::FairShareAlgorithm::fair_tree : fs::FairShareAlgorithm::classic, 1};
     for (auto _ : state) benchmark::DoNotOptimize(fs::compute_fair_share(tree, options));
     state.SetLabel(state.range(0) ? "fair_tree" : "classic");
 }

@@ -7,10 +7,10 @@ namespace fairway::report {
 namespace {
 
 std::optional<Command> command_named(const std::string& word) {
-    if (word == "summary") return Command::kSummary;
-    if (word == "explain") return Command::kExplain;
-    if (word == "forecast") return Command::kForecast;
-    if (word == "plot") return Command::kPlot;
+    if (word == "summary") return Command::summary;
+    if (word == "explain") return Command::explain;
+    if (word == "forecast") return Command::forecast;
+    if (word == "plot") return Command::plot;
     return std::nullopt;
 }
 
@@ -52,12 +52,12 @@ bool take_flag(Options& options, const std::string& name) {
 
 void check_consistency(const Options& options) {
     if (options.parsable && options.json) throw UsageError("--parsable and --json exclude each other");
-    bool needs_target = options.command == Command::kExplain || options.command == Command::kForecast;
+    bool needs_target = options.command == Command::explain || options.command == Command::forecast;
     if (needs_target && options.target.empty())
-        throw UsageError(std::string(options.command == Command::kExplain ? "explain needs a JOBID or USER"
-                                                                          : "forecast needs a USER or ACCOUNT"));
+        throw UsageError(std::string(options.command == Command::explain ? "explain needs a JOBID or USER"
+                                                                         : "forecast needs a USER or ACCOUNT"));
     if (!needs_target && !options.target.empty()) throw UsageError("unexpected argument '" + options.target + "'");
-    if (options.command == Command::kPlot && options.svg.empty() && options.png.empty())
+    if (options.command == Command::plot && options.svg.empty() && options.png.empty())
         throw UsageError("plot needs --svg FILE and/or --png FILE");
 }
 

@@ -9,10 +9,10 @@
 
 namespace fairway::report {
 
-enum class Command { kSummary, kExplain, kForecast, kPlot };
+enum class Command { summary, explain, forecast, plot };
 
 struct Options {
-    Command command = Command::kSummary;
+    Command command = Command::summary;
     std::string target;              // explain: JOBID or USER; forecast: USER or ACCOUNT
     std::string input;               // --input FILE: offline mode; empty: live from slurmdbd
     bool parsable = false;           // --parsable / -P

@@ -62,10 +62,10 @@ int run_plot(const Options& options, const ReportModel& model, std::ostream& out
 
 int run_command(const Options& options, const ReportModel& model, std::ostream& out) {
     switch (options.command) {
-    case Command::kSummary: return run_summary(options, model, out);
-    case Command::kExplain: return run_explain(options, model, out);
-    case Command::kForecast: return run_forecast(options, model, out);
-    case Command::kPlot: return run_plot(options, model, out);
+    case Command::summary: return run_summary(options, model, out);
+    case Command::explain: return run_explain(options, model, out);
+    case Command::forecast: return run_forecast(options, model, out);
+    case Command::plot: return run_plot(options, model, out);
     }
     return 2;
 }

@@ -15,7 +15,7 @@ namespace {
 using fairshare::FairShareResult;
 
 bool is_classic(const ReportModel& model) {
-    return model.settings().fair_share.algorithm == fairshare::FairShareAlgorithm::kClassic;
+    return model.settings().fair_share.algorithm == fairshare::FairShareAlgorithm::classic;
 }
 
 // Indexes matching a target: the user's associations, else the account's own association.

@@ -40,7 +40,7 @@ sim::ClusterSpec cluster_of(const Options& options, const sim::SwfHeader& header
     if (nodes <= 0) throw InputError({trace, 0, "MaxNodes"}, "the trace names no MaxNodes or MaxProcs: give --nodes");
     sim::ClusterSpec spec;
     spec.nodes = static_cast<std::uint32_t>(nodes);
-    const bool gpus = options.procs_are == sim::ProcsAre::kGpus;
+    const bool gpus = options.procs_are == sim::ProcsAre::gpus;
     spec.cores_per_node = options.cores_per_node.value_or(gpus ? 0 : per_node);
     spec.gpus_per_node = options.gpus_per_node.value_or(gpus ? per_node : 0);
     try {

@@ -114,7 +114,7 @@ Options parse_options(const std::vector<std::string>& args) {
         {"--procs-are",
          [&](const std::string& v) {
              if (v != "cores" && v != "gpus") throw UsageError("--procs-are: '" + v + "' is not cores or gpus");
-             o.procs_are = v == "gpus" ? sim::ProcsAre::kGpus : sim::ProcsAre::kCores;
+             o.procs_are = v == "gpus" ? sim::ProcsAre::gpus : sim::ProcsAre::cores;
          }},
         {"--start", [&](const std::string& v) { o.start = epoch_of("--start", v); }},
         {"--accounting", [&](const std::string& v) { accounting_period_of(v, o); }},

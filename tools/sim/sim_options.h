@@ -23,7 +23,7 @@ struct Options {
     std::string tree;                       // --tree FILE.json; empty: derived from the trace
     std::optional<std::uint32_t> nodes;     // else from the header
     std::optional<std::int64_t> cores_per_node, gpus_per_node;
-    sim::ProcsAre procs_are = sim::ProcsAre::kCores;
+    sim::ProcsAre procs_are = sim::ProcsAre::cores;
     std::optional<std::int64_t> start;  // --start: epoch seconds of SWF time 0
     sim::SimConfig config;              // calc period, weights, algorithm, billing, backfill depth
     sim::StatisticsConfig statistics;   // share window and step, recovery level

@@ -120,8 +120,8 @@ json policy_json(const ReplayResult& result, const sim::Simulator& simulator) {
     const sim::Population& population = *result.population;
     const PolicyStatistics& s = simulator.statistics();
     const sim::PolicySpec& policy = simulator.policy();
-    json j = {{"name", policy.name()}, {"kind", policy.kind == sim::PolicyKind::kFcfs ? "fcfs" : "fair_share"}};
-    if (policy.kind == sim::PolicyKind::kFairShare) {
+    json j = {{"name", policy.name()}, {"kind", policy.kind == sim::PolicyKind::fcfs ? "fcfs" : "fair_share"}};
+    if (policy.kind == sim::PolicyKind::fair_share) {
         j["window"] = duration_text(policy.window);
         j["half_life"] = duration_text(policy.half_life);
         j["reset"] = sim::reset_period_name(policy.reset);

@@ -93,7 +93,7 @@ const std::vector<Row> kTest24_1 = {
 };
 
 TEST(FairShareClassic, ReproducesSlurmTest24_1) {
-    const auto lines = sshare_lines(tree_of(kTest24_1), {FairShareAlgorithm::kClassic, 1});
+    const auto lines = sshare_lines(tree_of(kTest24_1), {FairShareAlgorithm::classic, 1});
     // The expected lines of test24.1, as sshare prints them (matched as prefixes, like expect does).
     for (const char* expected : {
              "AccountA||40|0.400000|45|0.450000|0.450000|0.458502|",
@@ -170,7 +170,7 @@ const std::vector<std::string> kTest24_4Expected = {
 };
 
 TEST(FairShareFairTree, ReproducesSlurmTest24_4LineByLine) {
-    const auto lines = sshare_lines(tree_of(kTest24_4), {FairShareAlgorithm::kFairTree, 1});
+    const auto lines = sshare_lines(tree_of(kTest24_4), {FairShareAlgorithm::fair_tree, 1});
     EXPECT_EQ(joined(lines), joined(kTest24_4Expected));
 }
 
@@ -196,7 +196,7 @@ TEST(FairShareFairTree, JobFactorIsTheUsersRankShare) {
 
 TEST(FairShareClassic, JobFactorOfParentSharesUserUsesTheFairShareParent) {
     const AssociationTree tree = tree_of(kTest24_4);
-    const FairShareResult result = compute_fair_share(tree, {FairShareAlgorithm::kClassic, 1});
+    const FairShareResult result = compute_fair_share(tree, {FairShareAlgorithm::classic, 1});
     const ShareFigures& account = *result.find(5);
     EXPECT_DOUBLE_EQ(result.job_factor(52), classic_fs_factor(account.effective_usage, account.norm_shares, 1));
     EXPECT_DOUBLE_EQ(result.find(52)->norm_shares, account.norm_shares);
@@ -219,7 +219,7 @@ TEST(FairShare, NoUsageAnywhereGivesZeroNormUsage) {
     auto rows = kTest24_1;
     for (auto& row : rows) row.usage = 0;
     const AssociationTree tree = tree_of(rows);
-    for (auto algorithm : {FairShareAlgorithm::kClassic, FairShareAlgorithm::kFairTree}) {
+    for (auto algorithm : {FairShareAlgorithm::classic, FairShareAlgorithm::fair_tree}) {
         const FairShareResult result = compute_fair_share(tree, {algorithm, 1});
         for (std::size_t i = 0; i < tree.size(); ++i) {
             if (i == tree.root_index()) continue;
@@ -396,8 +396,8 @@ TEST(FairShareProperty, RandomTreesKeepTheInvariants) {
     std::mt19937 random(2205);
     for (int trial = 0; trial < 500; ++trial) {
         const AssociationTree tree = random_tree(random);
-        const FairShareResult fair_tree = compute_fair_share(tree, {FairShareAlgorithm::kFairTree, 1});
-        const FairShareResult classic = compute_fair_share(tree, {FairShareAlgorithm::kClassic, 1});
+        const FairShareResult fair_tree = compute_fair_share(tree, {FairShareAlgorithm::fair_tree, 1});
+        const FairShareResult classic = compute_fair_share(tree, {FairShareAlgorithm::classic, 1});
         double best_user = 0;
         for (std::size_t i = 0; i < tree.size(); ++i) {
             const AssociationNode& node = tree.node(i);
@@ -468,7 +468,7 @@ TEST(FairShareResult, SameJobFactorsComparesFactorsOfOneHierarchy) {
         ledger.charge(4, v_usage, TimePoint{Seconds{1000}});
         return compute_fair_share(shape.with_usage(ledger, TimePoint{Seconds{2000}}), options);
     };
-    const FairShareOptions classic{FairShareAlgorithm::kClassic, 1};
+    const FairShareOptions classic{FairShareAlgorithm::classic, 1};
     // Fair Tree ranks users: u stays ahead of v whatever the amounts.
     EXPECT_TRUE(result_with(100, 300, {}).same_job_factors(result_with(200, 500, {})));
     EXPECT_FALSE(result_with(100, 300, {}).same_job_factors(result_with(300, 100, {})));

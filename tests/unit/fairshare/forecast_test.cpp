@@ -28,7 +28,7 @@ WindowedUsageLedger heavy_a_light_b(LedgerConfig config) {
 
 TEST(FairshareForecast, RecoveryIsTheSecondTheHeavyUsageLeavesTheWindow) {
     const auto ledger = heavy_a_light_b(LedgerConfig{Seconds{100}, Seconds{0}, Seconds{10}});
-    for (auto algorithm : {FairShareAlgorithm::kClassic, FairShareAlgorithm::kFairTree}) {
+    for (auto algorithm : {FairShareAlgorithm::classic, FairShareAlgorithm::fair_tree}) {
         const FairShareOptions options{algorithm, 1};
         const RecoveryForecast forecast =
             forecast_recovery(ledger, two_teams(), options, {11, 0.9, Seconds{0}}, at(1060));
@@ -42,7 +42,7 @@ TEST(FairshareForecast, RecoveryIsTheSecondTheHeavyUsageLeavesTheWindow) {
 TEST(FairshareForecast, WithDecayOnlyExpiryMovesRatiosAndIsFoundToTheSecond) {
     // Every usage decays at the same rate, so ratios (and factors) change only when a bucket leaves.
     const auto ledger = heavy_a_light_b(LedgerConfig{Seconds{100}, Seconds{20}, Seconds{10}});
-    const FairShareOptions options{FairShareAlgorithm::kClassic, 1};
+    const FairShareOptions options{FairShareAlgorithm::classic, 1};
     const RecoveryForecast forecast = forecast_recovery(ledger, two_teams(), options, {11, 0.9, Seconds{0}}, at(1060));
     ASSERT_TRUE(forecast.reached.has_value());
     EXPECT_EQ(*forecast.reached, at(1110));
@@ -65,7 +65,7 @@ TEST(FairshareForecast, PureDecayFreezesRatiosSoNothingRecovers) {
     // The multifactor-like case fairway exists for: with an infinite window, ratios never move.
     const auto ledger = heavy_a_light_b(LedgerConfig{kInfiniteWindow, Seconds{3600}, Seconds{0}});
     const RecoveryForecast forecast =
-        forecast_recovery(ledger, two_teams(), {FairShareAlgorithm::kClassic, 1}, {11, 0.9, Seconds{0}}, at(1060));
+        forecast_recovery(ledger, two_teams(), {FairShareAlgorithm::classic, 1}, {11, 0.9, Seconds{0}}, at(1060));
     EXPECT_FALSE(forecast.reached.has_value());
 }
 

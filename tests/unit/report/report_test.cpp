@@ -204,12 +204,12 @@ TEST(SshareFormat, TableIndentsLikeSshareAndKeepsSshareColumnsFirst) {
 
 TEST(ReportOptions, ParsesSubcommandsAndRejectsNonsense) {
     Options o = parse_options({"forecast", "alice", "--level=0.7", "--input", "f.json", "--json"});
-    EXPECT_EQ(o.command, Command::kForecast);
+    EXPECT_EQ(o.command, Command::forecast);
     EXPECT_EQ(o.target, "alice");
     EXPECT_DOUBLE_EQ(o.level, 0.7);
     EXPECT_EQ(o.input, "f.json");
     EXPECT_TRUE(o.json);
-    EXPECT_EQ(parse_options({}).command, Command::kSummary);
+    EXPECT_EQ(parse_options({}).command, Command::summary);
     EXPECT_EQ(parse_options({"-P", "-n"}).parsable, true);
     for (std::vector<std::string> bad : std::vector<std::vector<std::string>>{{"explain"},
                                                                               {"forecast", "a", "--level", "1.5"},

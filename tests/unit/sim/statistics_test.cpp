@@ -69,7 +69,7 @@ TEST(ShareWindows, IdleEntitiesAreNotEntitled) {
 TEST(RecoveryTracker, TimesFromTheBurstEndToTheFactorComingBack) {
     Population population = population_of(2);
     RecoveryTracker tracker(population, 0.5);
-    fs::FairShareOptions classic{fs::FairShareAlgorithm::kClassic, 1, false};
+    fs::FairShareOptions classic{fs::FairShareAlgorithm::classic, 1, false};
     std::size_t heavy = *population.association("g1", "u1");
     auto factors_with = [&](double heavy_usage, double light_usage) {
         fs::AssociationTree tree = population.tree();

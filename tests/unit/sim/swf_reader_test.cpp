@@ -110,7 +110,7 @@ TEST(SwfReader, ErrorsNameFileLineAndField) {
 }
 
 TEST(ReplayedJob, UsesAllocatedElseRequestedProcessorsAndCutsAtTheLimit) {
-    TraceShape shape{1000, ProcsAre::kCores, Need{8, 0}};
+    TraceShape shape{1000, ProcsAre::cores, Need{8, 0}};
     SwfJob swf;
     swf.job_id = 3;
     swf.submit = 50;
@@ -126,18 +126,18 @@ TEST(ReplayedJob, UsesAllocatedElseRequestedProcessorsAndCutsAtTheLimit) {
 
     swf.allocated_procs = 2;
     swf.requested_time = -1;  // unknown limit: the run time is the estimate
-    job = std::get<SimJob>(replayed_job(swf, TraceShape{0, ProcsAre::kGpus, Need{0, 8}}, 0));
+    job = std::get<SimJob>(replayed_job(swf, TraceShape{0, ProcsAre::gpus, Need{0, 8}}, 0));
     EXPECT_EQ(job.need, (Need{0, 2}));
     EXPECT_EQ(job.limit, 700);
     EXPECT_EQ(job.run, 700);
 
     swf.allocated_procs = 9;
-    EXPECT_EQ(std::get<SkipReason>(replayed_job(swf, shape, 0)), SkipReason::kLargerThanCluster);
+    EXPECT_EQ(std::get<SkipReason>(replayed_job(swf, shape, 0)), SkipReason::larger_than_cluster);
     swf.allocated_procs = swf.requested_procs = -1;
-    EXPECT_EQ(std::get<SkipReason>(replayed_job(swf, shape, 0)), SkipReason::kNoProcessors);
+    EXPECT_EQ(std::get<SkipReason>(replayed_job(swf, shape, 0)), SkipReason::no_processors);
     swf.allocated_procs = 1;
     swf.run_time = -1;
-    EXPECT_EQ(std::get<SkipReason>(replayed_job(swf, shape, 0)), SkipReason::kUnknownRunTime);
+    EXPECT_EQ(std::get<SkipReason>(replayed_job(swf, shape, 0)), SkipReason::unknown_run_time);
 }
 
 TEST(AccountedJob, RunsForItsElapsedTimeCutAtItsLimitAndSkipsWhatDidNotRun) {
@@ -164,12 +164,12 @@ TEST(AccountedJob, RunsForItsElapsedTimeCutAtItsLimitAndSkipsWhatDidNotRun) {
     EXPECT_EQ(std::get<SimJob>(accounted_job(run, cluster, 0)).run, 30);
 
     run.need = Need{65, 0};
-    EXPECT_EQ(std::get<SkipReason>(accounted_job(run, cluster, 0)), SkipReason::kLargerThanCluster);
+    EXPECT_EQ(std::get<SkipReason>(accounted_job(run, cluster, 0)), SkipReason::larger_than_cluster);
     run.need = Need{0, 0};  // cancelled while pending: Slurm records a start (= its end), no allocation
-    EXPECT_EQ(std::get<SkipReason>(accounted_job(run, cluster, 0)), SkipReason::kNeverStarted);
+    EXPECT_EQ(std::get<SkipReason>(accounted_job(run, cluster, 0)), SkipReason::never_started);
     run.need = Need{1, 0};
     run.end = 0;
-    EXPECT_EQ(std::get<SkipReason>(accounted_job(run, cluster, 0)), SkipReason::kUnknownRunTime);
+    EXPECT_EQ(std::get<SkipReason>(accounted_job(run, cluster, 0)), SkipReason::unknown_run_time);
     run.start = 0;
-    EXPECT_EQ(std::get<SkipReason>(accounted_job(run, cluster, 0)), SkipReason::kNeverStarted);
+    EXPECT_EQ(std::get<SkipReason>(accounted_job(run, cluster, 0)), SkipReason::never_started);
 }
