@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "common/error.h"
+#include "fairshare/run_charges.h"
 
 namespace fairway::sim {
 
@@ -15,7 +16,7 @@ void SimObserver::reservation_made(const PassRecord&) {}
 
 namespace {
 
-TimePoint at(std::int64_t t) { return TimePoint{Seconds{t}}; }
+TimePoint at(std::int64_t t) { return fairshare::from_unix_seconds(t); }
 
 }  // namespace
 
@@ -108,10 +109,9 @@ void Simulator::end_job(std::uint64_t key) {
     auto found = running_.find(key);
     Running& job = found->second;
     cluster_.release(job.pieces);
-    if (fair_share() && job.end > job.charged_to)
-        unsettled_.push_back({population_.tree().node(job.job.association).id, job.billing, job.end - job.charged_to});
     statistics_.ended(job.job, job.end, job.billing);
     if (observer_) observer_->job_ended(job.job, job.end);
+    if (fair_share() && job.end > job.charged_to) unsettled_.push_back(std::move(job));
     running_.erase(found);
     pass_due_ = true;
 }
@@ -166,18 +166,21 @@ std::uint32_t Simulator::priority_of(const SimJob& job) const {
     return fairshare::compute_job_priority(config_.priority, shape_, facts, at(now_)).priority;
 }
 
+// By the plugin's rule (fairshare/run_charges.h): what a job ran since it was last charged, up to
+// its end or now, each second decayed from its own time.
 void Simulator::charge_usage() {
-    const fairshare::AssociationTree& tree = population_.tree();
-    auto charge = [&](fairshare::AssocId association, double billing, std::int64_t seconds) {
-        if (seconds <= 0 || billing <= 0) return;
-        book_->charge({association, {}}, {billing, 0, {}}, static_cast<double>(seconds), at(now_));
+    const TimePoint horizon = fairshare::usage_horizon(book_->config(), at(now_));
+    const auto charge = [&](Running& job) {
+        const fairshare::ChargeSpan span =
+            fairshare::uncharged_span(at(job.start), at(std::min(job.end, now_)), at(job.charged_to), horizon);
+        job.charged_to = std::min(job.end, now_);
+        if (span.empty() || job.billing <= 0) return;
+        const fairshare::AssocId association = population_.tree().node(job.job.association).id;
+        book_->charge_span({association, {}}, {job.billing, 0, {}}, span.from, span.to);
     };
-    for (const Unsettled& done : unsettled_) charge(done.association, done.billing, done.seconds);
+    for (Running& ended : unsettled_) charge(ended);
     unsettled_.clear();
-    for (auto& [key, job] : running_) {
-        charge(tree.node(job.job.association).id, job.billing, now_ - job.charged_to);
-        job.charged_to = now_;
-    }
+    for (auto& [key, job] : running_) charge(job);
 }
 
 void Simulator::calc_pass() {

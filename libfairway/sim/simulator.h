@@ -8,8 +8,9 @@
 // instant something changed. A job's priority is computed when it is submitted and at each calc
 // pass, never in between, as multifactor does.
 //
-// Charging follows the plugin: at each calc pass every job that ran since the last pass is charged
-// billing x the seconds it ran since then, at the pass's time, to its own association.
+// Charging follows the plugin's rule (fairshare/run_charges.h): at each calc pass every job that ran
+// since the last pass is charged billing for each second it ran since then, each second decayed from
+// its own time and filed in its bucket, to its own association.
 // Reset policies forget all usage at the first calc pass at or after each reset boundary, before
 // charging (PriorityUsageResetPeriod).
 #pragma once
@@ -86,11 +87,6 @@ private:
         double billing = 0;
         std::vector<Piece> pieces;
     };
-    struct Unsettled {  // a job that ended since the last calc pass, not yet charged
-        fairshare::AssocId association = 0;
-        double billing = 0;
-        std::int64_t seconds = 0;
-    };
 
     bool fair_share() const noexcept { return policy_.kind == PolicyKind::fair_share; }
     std::optional<std::int64_t> next_event_time() const;
@@ -126,7 +122,7 @@ private:
     std::map<std::uint64_t, Running> running_;                // by start order
     using EndEvent = std::pair<std::int64_t, std::uint64_t>;  // (end, start order)
     std::priority_queue<EndEvent, std::vector<EndEvent>, std::greater<>> ends_;
-    std::vector<Unsettled> unsettled_;
+    std::vector<Running> unsettled_;  // ended since the last calc pass, not charged to their end yet
 
     // Fair-share policies only.
     std::unique_ptr<fairshare::UsageBook> book_;
