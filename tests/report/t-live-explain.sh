@@ -4,9 +4,7 @@
 set -u
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
-report=$FAIRWAY_BUILD/tools/fairway-report
-[ -x "$report" ] || fail "fairway-report is not built at $report"
-require_cluster
+. "$FAIRWAY_SRC/tests/report/live-lib.sh"
 wait_idle 120
 
 # A job that runs on node1 keeps an exclusive 4-node job pending (Resources).

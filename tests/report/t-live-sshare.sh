@@ -5,9 +5,7 @@
 set -u
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
-report=$FAIRWAY_BUILD/tools/fairway-report
-[ -x "$report" ] || fail "fairway-report is not built at $report"
-require_cluster
+. "$FAIRWAY_SRC/tests/report/live-lib.sh"
 type=$(scontrol show config | awk -F= '/^PriorityType/ { gsub(/ /, "", $2); print $2 }')
 [ "$type" = priority/fairway ] ||
     fail "slurmctld runs '$type', not priority/fairway: the plugin is not built or not loaded, so there is nothing to agree with"
@@ -25,28 +23,12 @@ for spec in "alice physics 4 20" "bob biology 4 15" "alice physics 1 5"; do
 done
 for id in $jobs; do wait_for 90 "job $id to finish" job_finished "$id" || fail "job $id did not finish"; done
 
-# field ROWS ACCOUNT USER COLUMN: one column of the row for ACCOUNT/USER (indentation removed).
-field() { awk -F'|' -v a="$2" -v u="$3" -v c="$4" '{ sub(/^ +/, "", $1) } $1 == a && $2 == u { print $c }' <<<"$1"; }
-within_1pct() {  # within_1pct A B: |A-B| <= 1% of the larger (0.005 absolute near zero)
-    awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; m = (a > b ? a : b); exit !(d <= 0.01 * m || d <= 0.005) }'
-}
-# agree [--sacct]: compares every association: RawUsage where sshare shows at least 100 (below
-# that, sshare's integer truncation alone exceeds 1%), EffectvUsage and FairShare everywhere.
+# agree [--sacct]: the report and sshare agree on every association (same_as_sshare).
 agree() {
-    local ours theirs bad=0 a u col cols
+    local ours theirs
     ours=$("$report" --parsable --noheader "$@") || return 1
     theirs=$(sshare -a -l -P -n) || return 1
-    while IFS='|' read -r a u _; do
-        a=${a# }; a=${a##* }
-        cols="7 8"
-        [ "$(field "$theirs" "$a" "$u" 5)" -ge 100 ] 2>/dev/null && cols="5 7 8"
-        for col in $cols; do
-            within_1pct "$(field "$ours" "$a" "$u" $col)" "$(field "$theirs" "$a" "$u" $col)" && continue
-            echo "$a/$u column $col: report $(field "$ours" "$a" "$u" $col), sshare $(field "$theirs" "$a" "$u" $col)"
-            bad=1
-        done
-    done <<<"$theirs"
-    [ "$bad" = 0 ]
+    same_as_sshare "$ours" "$theirs"
 }
 alice_usage() { field "$(sshare -a -l -P -n)" physics alice 5; }
 [ "$(alice_usage)" -gt 100 ] 2>/dev/null || wait_for 30 "alice's usage in sshare" sh -c "[ \"\$(sshare -a -l -P -n | awk -F'|' '\$2 == \"alice\" { print \$5; exit }')\" -gt 100 ]" ||

@@ -8,9 +8,7 @@ set -u
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
-report=$FAIRWAY_BUILD/tools/fairway-report
-[ -x "$report" ] || fail "fairway-report is not built at $report"
-require_cluster
+. "$FAIRWAY_SRC/tests/report/live-lib.sh"
 wait_idle 120
 # A new window and half-life: the plugin rebuilds its usage from accounting at start.
 prio_configure PriorityDecayHalfLife=1 "PriorityParameters=window=3:00,calc_period=0:02"
@@ -33,28 +31,14 @@ sleep $(( started + 200 - $(date +%s) > 0 ? started + 200 - $(date +%s) : 0 ))
 # The book's clock (bytes 8-15 of the state file, fairshare/README.md): the time of the last pass,
 # at which sshare's figures were computed.
 pass_clock() { od -An -t d8 -j 8 -N 8 "$STATE_FILE" | tr -d ' '; }
-field() { awk -F'|' -v a="$2" -v u="$3" -v c="$4" '{ sub(/^ +/, "", $1) } $1 == a && $2 == u { print $c }' <<<"$1"; }
-within_1pct() {
-    awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; m = (a > b ? a : b); exit !(d <= 0.01 * m || d <= 0.005) }'
-}
 # agree [--sacct]: sshare and the report at the same pass agree on every association with usage.
 agree() {
-    local clock theirs ours a u col cols bad=0
+    local clock theirs ours
     clock=$(pass_clock)
     theirs=$(sshare -a -l -P -n) || return 1
     [ "$clock" = "$(pass_clock)" ] || return 1  # a pass came in between
     ours=$("$report" --parsable --noheader --now "$(date -u -d "@$clock" +%Y-%m-%dT%H:%M:%SZ)" "$@") || return 1
-    while IFS='|' read -r a u _; do
-        a=${a# }; a=${a##* }
-        cols="7 8"
-        [ "$(field "$theirs" "$a" "$u" 5)" -ge 100 ] 2>/dev/null && cols="5 7 8"
-        for col in $cols; do
-            within_1pct "$(field "$ours" "$a" "$u" $col)" "$(field "$theirs" "$a" "$u" $col)" && continue
-            echo "$a/$u column $col: report $(field "$ours" "$a" "$u" $col), sshare $(field "$theirs" "$a" "$u" $col)"
-            bad=1
-        done
-    done <<<"$theirs"
-    [ "$bad" = 0 ] || return 1
+    same_as_sshare "$ours" "$theirs" || return 1
     echo "pass $clock: alice $(field "$theirs" physics alice 5) (report $(field "$ours" physics alice 5)), bob $(field "$theirs" biology bob 5) (report $(field "$ours" biology bob 5))"
 }
 [ "$(field "$(sshare -a -l -P -n)" physics alice 5)" -ge 100 ] 2>/dev/null ||
