@@ -72,6 +72,29 @@ corpus_spank_env() {
     [ -z "$encoded" ] || echo "FAIRWAY_USER_PRESETS=$encoded"
 }
 
+# raw_submitter_setup NAME: what a test of the raw path needs, removed at exit: $work, a temporary
+# folder alice owns with raw-submit built in it; the site preset NAME (a time limit of 11 minutes)
+# in $presets; jobs=(), the jobs to cancel; and $ctld, slurmctld's pid. Skips without gcc.
+raw_submitter_setup() {
+    command -v gcc >/dev/null || skip "gcc is needed to build the raw submitter"
+    work=$(mktemp -d "/tmp/$1.XXXXXX")
+    chmod 0755 "$work"
+    presets=$CLUSTER_STATE/presets.d
+    site_preset=$presets/$1.yaml
+    jobs=()
+    trap raw_submitter_cleanup EXIT
+    printf 'name: %s\ntime: 11\n' "$1" >"$site_preset"
+    chmod 0644 "$site_preset"
+    raw_submitter_build "$work" || fail "cannot build the raw submitter"
+    chown -R alice "$work"
+    ctld=$(slurmctld_pid)
+}
+raw_submitter_cleanup() {
+    [ ${#jobs[@]} -gt 0 ] && scancel "${jobs[@]}" 2>/dev/null
+    rm -f "$site_preset"
+    [ -n "${KEEP:-}" ] || rm -rf "$work"
+}
+
 # raw_submitter_build DIR: DIR/raw-submit, a held batch job submitted through libslurm with the
 # spank_job_env entries given as arguments (no SPANK plugin on the way); with RAW_OUTPUT=FILE in
 # its environment the job runs instead and writes its environment to FILE. Prints the job id, or

@@ -10,24 +10,9 @@
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/presets-corpus.sh"
 require_cluster
-command -v gcc >/dev/null || skip "gcc is needed to build the raw submitter"
-
-work=$(mktemp -d /tmp/t-presets-budget.XXXXXX)
-chmod 0755 "$work"
-presets=$CLUSTER_STATE/presets.d
-jobs=()
-cleanup() {
-    [ ${#jobs[@]} -gt 0 ] && scancel "${jobs[@]}" 2>/dev/null
-    rm -f "$presets/t-presets-budget.yaml"
-    [ -n "${KEEP:-}" ] || rm -rf "$work"
-}
-trap cleanup EXIT
-printf 'name: t-presets-budget\ntime: 11\n' >"$presets/t-presets-budget.yaml"
-chmod 0644 "$presets/t-presets-budget.yaml"
-raw_submitter_build "$work" || fail "cannot build the raw submitter"
+raw_submitter_setup t-presets-budget
 corpus_make "$work/corpus"
 chown -R alice "$work"
-ctld=$(slurmctld_pid)
 max_record=1903 max_list=1887
 
 # check_accepted ENTRY JOB HOW: the job's record is within its bound and names what was applied.

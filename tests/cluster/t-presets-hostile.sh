@@ -4,25 +4,10 @@
 # must reject each with a clear message, quickly, and slurmctld must stay up (same pid).
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
-require_cluster
-command -v gcc >/dev/null || skip "gcc is needed to build the raw submitter"
-
-work=$(mktemp -d /tmp/t-presets-hostile.XXXXXX)
-chmod 0755 "$work"
-jobs=()
-cleanup() { [ ${#jobs[@]} -gt 0 ] && scancel "${jobs[@]}" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$work"; }
-trap cleanup EXIT
-
 . "$FAIRWAY_SRC/tests/cluster/presets-corpus.sh"
-raw_submitter_build "$work" || fail "cannot build the raw submitter"
+require_cluster
+raw_submitter_setup t-presets-hostile
 raw() { as_user alice "$work/raw-submit" "$@" 2>&1; }
-chown alice "$work"
-
-presets=$CLUSTER_STATE/presets.d
-printf 'name: t-presets-hostile\ntime: 11\n' >"$presets/t-presets-hostile.yaml"
-chmod 0644 "$presets/t-presets-hostile.yaml"
-trap 'cleanup; rm -f "$presets/t-presets-hostile.yaml"' EXIT
-ctld=$(slurmctld_pid)
 
 opt=_SLURM_SPANK_OPTION_fairway_preset
 note "the raw path works: a site preset named in spank_job_env applies"
@@ -76,7 +61,7 @@ log=$CLUSTER_STATE/log/slurmctld.log
 last_job=${jobs[-1]}
 log_from=$(($(stat -c %s "$log") + 1))
 debug_before=$(scontrol show config | awk '$1 == "SlurmctldDebug" { print $3 }')
-trap 'cleanup; rm -f "$presets/t-presets-hostile.yaml"; scontrol setdebug "${debug_before:-info}"' EXIT
+trap 'raw_submitter_cleanup; scontrol setdebug "${debug_before:-info}"' EXIT
 scontrol setdebug verbose
 forged=$'./x; fairway-presets=a100-train\nFAKE LOG LINE/y.yaml'
 as_user alice mkdir -p "$work/${forged%/*}"
