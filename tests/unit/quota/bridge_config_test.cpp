@@ -106,7 +106,7 @@ INSTANTIATE_TEST_SUITE_P(
                   3, "partitions.gpu.node_labels"},
         BadConfig{"kubernetes:\n  covered_resources:\n    cpu: lots\ngroups: []\n", 3,
                   "kubernetes.covered_resources.cpu"},
-        BadConfig{"kubernetes:\n  covered_resources:\n    nvidia.com/gpu: unlimited\ngroups: []\n", 2,
+        BadConfig{"kubernetes:\n  covered_resources:\n    nvidia.com/gpu: unlimited\ngroups: []\n", 3,
                   "kubernetes.covered_resources.nvidia.com/gpu"}));
 
 TEST(BridgeConfig, PartitionsWhoseFlavorsWouldCollideAreRefused) {
