@@ -12,7 +12,7 @@ blocker=$(as_user bob sbatch --parsable -A biology -w node1 -n1 --mem=4G -o /dev
 pending=$(as_user alice sbatch --parsable -A physics -N4 --exclusive --mem=4G -o /dev/null --wrap 'true') || fail "sbatch failed"
 trap 'scancel "$blocker" "$pending" 2>/dev/null' EXIT
 has_factors() { sprio -h -j "$pending" -o '%i' | grep -q "$pending"; }
-wait_for 30 "job $pending in sprio" has_factors || fail "job $pending never got priority factors: $(squeue -j "$pending")"
+wait_for 90 "job $pending in sprio" has_factors || fail "job $pending never got priority factors: $(squeue -j "$pending")"
 
 out=$("$report" explain "$pending") || fail "explain $pending failed: $out"
 note "$out"

@@ -31,7 +31,7 @@ agree() {
     same_as_sshare "$ours" "$theirs"
 }
 alice_usage() { field "$(sshare -a -l -P -n)" physics alice 5; }
-[ "$(alice_usage)" -gt 100 ] 2>/dev/null || wait_for 30 "alice's usage in sshare" sh -c "[ \"\$(sshare -a -l -P -n | awk -F'|' '\$2 == \"alice\" { print \$5; exit }')\" -gt 100 ]" ||
+[ "$(alice_usage)" -gt 100 ] 2>/dev/null || wait_for 90 "alice's usage in sshare" sh -c "[ \"\$(sshare -a -l -P -n | awk -F'|' '\$2 == \"alice\" { print \$5; exit }')\" -gt 100 ]" ||
     fail "sshare never showed alice's usage: $(sshare -a -l -P -n)"
 
 # The plugin charges finished jobs at its next calculation pass (PriorityCalcPeriod, 1 minute here,
