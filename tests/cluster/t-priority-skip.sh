@@ -67,3 +67,4 @@ wait_for 60 "alice's fair-share factor to fall below bob's" \
 note "fair share: alice $fs_before -> $(factor "$alice_job" F), bob $(factor "$bob_job" F)"
 [ "$shortcuts" = yes ] || [ "$(skipped_passes)" = 0 ] ||
     fail "with walk_shortcuts=no, $(skipped_passes) passes skipped the job walk"
+undo_resets  # the tests after this one compare usage with accounting
