@@ -24,13 +24,27 @@ bool trusted_owner(const struct stat& st, uid_t owner) { return st.st_uid == own
 bool writable_by_others(const struct stat& st) { return (st.st_mode & (S_IWGRP | S_IWOTH)) != 0; }
 
 // Why the spool itself cannot be trusted, or "" when it can.
-std::string spool_problem(const std::string& spool, uid_t owner) {
-    struct stat st {};
-    if (lstat(spool.c_str(), &st) != 0) return errno == ENOENT ? "" : std::strerror(errno);
+std::string spool_problem(const struct stat& st, uid_t owner) {
     if (!S_ISDIR(st.st_mode)) return "not a directory";
     if (!trusted_owner(st, owner)) return "not owned by SlurmUser or root";
     if (writable_by_others(st)) return "writable by its group or others";
     return "";
+}
+
+// Whether the spool is there and can be trusted; what is wrong with one that is there is logged.
+// No spool is no error: a cluster without fairway-bridge has none.
+bool spool_readable(const std::string& spool, uid_t owner) {
+    struct stat st {};
+    std::string problem;
+    if (lstat(spool.c_str(), &st) != 0) {
+        if (errno == ENOENT) return false;
+        problem = std::strerror(errno);
+    } else {
+        problem = spool_problem(st, owner);
+    }
+    if (problem.empty()) return true;
+    error("priority/fairway: usage spool %s not read: %s", spool.c_str(), problem.c_str());
+    return false;
 }
 
 std::vector<std::string> file_names(const std::string& spool) {
@@ -95,10 +109,7 @@ std::string usage_spool_dir(const std::string& state_file) {
 SpoolReading read_new_records(const std::string& spool, uid_t owner, const fairshare::DeliveryWatermarks& watermarks,
                               time_t now) {
     SpoolReading reading;
-    if (const std::string problem = spool_problem(spool, owner); !problem.empty()) {
-        error("priority/fairway: usage spool %s not read: %s", spool.c_str(), problem.c_str());
-        return reading;
-    }
+    if (!spool_readable(spool, owner)) return reading;
     for (const fairshare::RecordName& name : fairshare::new_records(file_names(spool), watermarks)) {
         const std::string file = fairshare::usage_record_name(name.source, name.sequence);
         try {

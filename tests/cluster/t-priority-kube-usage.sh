@@ -8,6 +8,7 @@
 #   - each record is charged once: over later passes, across a kill -9 of slurmctld right after a
 #     record arrives, and after a rebuild from accounting (corrupt state file), which cannot see
 #     Kubernetes usage and charges the records still in the spool again into the new ledger;
+#   - a missing spool is no error;
 #   - forged and malformed records (writable by others, owned by a user, ends before it starts, in
 #     the future, unknown association, absurd GPU count) are refused with a log line naming the
 #     record and moved to refused/, and charge nothing.
@@ -21,6 +22,9 @@ prio_configure "PriorityParameters=window=30:00,calc_period=0:02"
 SPOOL=$CLUSTER_STATE/ctld/fairway_usage
 SOURCE=test$$
 rm -rf "$SPOOL"
+# 0. No spool (a cluster without fairway-bridge): the passes read nothing and log nothing of it.
+wait_pass && wait_pass || fail "no passes"
+ctld_log_has "usage spool $SPOOL not read" && fail "a missing spool was logged: $(slurmctld_log_since_start | grep -m1 'usage spool')"
 install -d -m 0700 -o slurm -g slurm "$SPOOL" || fail "cannot make the spool"
 cleanup_spool() { local s=$?; rm -rf "$SPOOL"; (exit $s); prio_restore; }
 trap cleanup_spool EXIT
