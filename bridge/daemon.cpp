@@ -180,14 +180,34 @@ int stop(int signal, LeaderLease* lease) {
     return 0;
 }
 
-void reload(const DaemonOptions& options, quota::BridgeConfig& config, Reconciler& reconciler) {
+// Metering writes the spool, so a dry run does not meter.
+std::unique_ptr<UsageSpool> start_usage(const DaemonOptions& options, const quota::BridgeConfig& config) {
+    if (config.usage.spool.empty() || options.dry_run) return nullptr;
+    return std::make_unique<UsageSpool>(config, wall_now());
+}
+
+// A reloaded usage section: another spool or source is another sequence of records, read back
+// anew; the other keys apply from the next record on. A spool that cannot be used keeps the old one.
+void reload_usage(const DaemonOptions& options, const quota::BridgeConfig& config, std::unique_ptr<UsageSpool>& usage) {
+    if (usage && usage->writes_as(config.usage)) return usage->reconfigure(config);
+    try {
+        usage = start_usage(options, config);
+    } catch (const std::runtime_error& e) {
+        log_event(LogLevel::error, "usage spool rejected; keeping the previous one", {{"error", e.what()}});
+    }
+}
+
+void reload(const DaemonOptions& options, quota::BridgeConfig& config, Reconciler& reconciler,
+            std::unique_ptr<UsageSpool>& usage) {
     try {
         auto fresh = quota::load_bridge_config(options.config_path);
         if (fresh.kubernetes.kubeconfig != config.kubernetes.kubeconfig)
             log_event(LogLevel::warn, "kubeconfig changes take effect at restart");
         config = fresh;
         reconciler.reconfigure(std::move(fresh), monotonic_now());
-        log_event(LogLevel::info, "configuration reloaded", {{"groups", std::to_string(config.groups.size())}});
+        reload_usage(options, config, usage);
+        log_event(LogLevel::info, "configuration reloaded",
+                  {{"groups", std::to_string(config.groups.size())}, {"usage", usage ? config.usage.spool : "off"}});
     } catch (const InputError& e) {
         log_event(LogLevel::error, "configuration rejected; keeping the previous one", {{"error", e.what()}});
     }
@@ -223,9 +243,7 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
                {"dry_run", options.dry_run ? "true" : "false"},
                {"metrics_port", metrics ? std::to_string(metrics->port()) : "off"},
                {"identity", lease ? lease->identity() : "-"}});
-    // Metering writes the spool, so a dry run does not meter.
-    std::unique_ptr<UsageSpool> usage;
-    if (!config.usage.spool.empty() && !options.dry_run) usage = std::make_unique<UsageSpool>(config, wall_now());
+    std::unique_ptr<UsageSpool> usage = start_usage(options, config);
     CycleTotals totals;
     for (;;) {
         if (lease) {
@@ -241,7 +259,7 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
             if (options.once) return refuse_once(config.leader_election, *lease);
             if (metrics) metrics->publish(leader_metric(false), true);  // a standby is healthy
             int signal = wait_for_signal(signals, retry);
-            if (signal == SIGHUP) reload(options, config, *reconciler);
+            if (signal == SIGHUP) reload(options, config, *reconciler, usage);
             if (signal == SIGTERM || signal == SIGINT) return stop(signal, nullptr);
             continue;
         }
@@ -271,7 +289,7 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
             pause = std::chrono::seconds(config.reconcile.write_timeout_seconds);
         }
         int signal = wait_renewing(signals, pause, lease.get(), retry);
-        if (signal == SIGHUP) reload(options, config, *reconciler);
+        if (signal == SIGHUP) reload(options, config, *reconciler, usage);
         if (signal == SIGTERM || signal == SIGINT) return stop(signal, lease.get());
     }
 }

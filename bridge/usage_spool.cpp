@@ -78,9 +78,9 @@ void UsageSpool::read_back(fairshare::TimePoint now) {
 
 void UsageSpool::cycle(KubeApi& kube, fairshare::TimePoint now) {
     if (last_flush_ && now - *last_flush_ < Seconds{config_.usage.record_seconds}) return;
-    ApiResult list = kube.list(quota::demand_collection(quota::Backend::kueue));
+    ApiResult list = kube.list(quota::demand_collection(config_.kubernetes.backend));
     if (!list.ok()) {
-        log_event(LogLevel::warn, "cannot list Workloads for usage", {{"error", list.response.summary()}});
+        log_event(LogLevel::warn, "cannot list the metered objects for usage", {{"error", list.response.summary()}});
         return;
     }
     last_flush_ = now;

@@ -1,5 +1,5 @@
 // The bridge's side of the usage spool (priority/fairway reads it, see bridge/README.md): every
-// usage.record_seconds it lists the Workloads, asks the meter (quota/usage_meter.h) what is owed
+// usage.record_seconds it lists the Workloads (Volcano: PodGroups), asks the meter (quota/usage_meter.h) what is owed
 // and writes it as the next record of its source, atomically (temporary file, fsync, rename,
 // directory fsync), so that the plugin sees a record whole or not at all. At start it reads its own
 // records back: the next sequence and up to when each reservation was charged. It deletes its
@@ -27,6 +27,10 @@ class UsageSpool {
 public:
     // Reads back this source's records. Throws std::runtime_error when the spool cannot be made or read.
     UsageSpool(const quota::BridgeConfig& config, fairshare::TimePoint now);
+    // Whether `usage` names this spool and source: then reconfigure() suits it.
+    bool writes_as(const quota::UsageSettings& usage) const {
+        return usage.spool == config_.usage.spool && usage.source == config_.usage.source;
+    }
     void reconfigure(const quota::BridgeConfig& config) {
         config_ = config;
         meter_.reconfigure(config);

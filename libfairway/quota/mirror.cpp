@@ -423,6 +423,11 @@ long workload_gpus(const nlohmann::json& workload, const std::string& gpu_resour
     return total;
 }
 
+long podgroup_gpus(const nlohmann::json& podgroup, const std::string& gpu_resource) {
+    return gpus_of(podgroup.value("spec", nlohmann::json::object()).value("minResources", nlohmann::json::object()),
+                   gpu_resource);
+}
+
 long pod_gpus(const nlohmann::json& pod_spec, const std::string& gpu_resource) {
     long containers = 0, init = 0;
     for (const auto& c : pod_spec.value("containers", nlohmann::json::array()))
@@ -447,7 +452,7 @@ std::map<std::string, long> pending_gpus(const BridgeConfig& config, const nlohm
             const std::string phase = item.value("status", nlohmann::json::object()).value("phase", "");
             auto group = group_of.find(spec.value("queue", ""));
             if (group != group_of.end() && (phase.empty() || phase == "Pending" || phase == "Inqueue"))
-                demand[group->second] += gpus_of(spec.value("minResources", nlohmann::json::object()), gpu);
+                demand[group->second] += podgroup_gpus(item, gpu);
             continue;
         }
         auto group = group_of.find(item.value("metadata", nlohmann::json::object()).value("namespace", ""));

@@ -129,6 +129,8 @@ std::string demand_collection(Backend backend);
 long pod_gpus(const nlohmann::json& pod_spec, const std::string& gpu_resource);
 // GPUs a Kueue Workload asks for: over its podSets, count x pod_gpus(template).
 long workload_gpus(const nlohmann::json& workload, const std::string& gpu_resource);
+// GPUs a Volcano PodGroup asks for: its spec.minResources (what its gang needs to run).
+long podgroup_gpus(const nlohmann::json& podgroup, const std::string& gpu_resource);
 
 // Pending Kubernetes demand per group, in GPUs, from the objects of demand_collection():
 //  - Kueue: a Workload in one of the group's namespaces sent to its LocalQueue, active, holding no

@@ -26,7 +26,7 @@ std::optional<TimePoint> transition_time(const nlohmann::json* c) {
     return at ? std::optional<TimePoint>(TimePoint{at->time_since_epoch()}) : std::nullopt;
 }
 
-std::string workload_id(const nlohmann::json& meta) {
+std::string object_id(const nlohmann::json& meta) {
     return meta.value("namespace", "") + "/" + meta.value("name", "") + "/" + meta.value("uid", "");
 }
 
@@ -34,16 +34,24 @@ std::string reservation_key(const std::string& id, TimePoint reserved_at) {
     return id + "@" + std::to_string(reserved_at.time_since_epoch().count());
 }
 
+const ChargedObject* charged_object(const ChargeHistory& history, const std::string& id) {
+    const auto charged = history.find(id);
+    return charged == history.end() ? nullptr : &charged->second;
+}
+
+std::optional<TimePoint> open_since(const ChargeHistory& history, const std::string& id) {
+    const ChargedObject* charged = charged_object(history, id);
+    return charged ? charged->open_since : std::nullopt;
+}
+
 // The reservation a Workload shows: held (QuotaReserved True) with its start, released (Finished,
-// or QuotaReserved False) with its end; a released one's start comes from `open`.
-std::optional<Reservation> reservation_of(const nlohmann::json& workload, const std::string& gpu_resource,
-                                          const std::map<std::string, TimePoint>& open) {
-    const auto meta = workload.value("metadata", nlohmann::json::object());
-    const std::string id = workload_id(meta);
+// or QuotaReserved False) with its end; a released one's start comes from `history`.
+std::optional<Reservation> workload_reservation(const nlohmann::json& workload, const std::string& gpu_resource,
+                                                const ChargeHistory& history) {
+    const std::string id = object_id(workload.value("metadata", nlohmann::json::object()));
     const nlohmann::json* reserved = condition(workload, "QuotaReserved");
     const nlohmann::json* finished = condition(workload, "Finished");
     Reservation r;
-    r.ns = meta.value("namespace", "");
     r.gpus = workload_gpus(workload, gpu_resource);
     if (is_true(reserved)) {
         const auto at = transition_time(reserved);
@@ -51,13 +59,37 @@ std::optional<Reservation> reservation_of(const nlohmann::json& workload, const 
         r.reserved_at = *at;
         if (is_true(finished)) r.released_at = transition_time(finished);
     } else {
-        const auto held = open.find(id);
-        if (held == open.end() || !reserved) return std::nullopt;
-        r.reserved_at = held->second;
+        const auto held = open_since(history, id);
+        if (!held || !reserved) return std::nullopt;
+        r.reserved_at = *held;
         r.released_at = transition_time(reserved);
     }
     r.key = reservation_key(id, r.reserved_at);
-    if (r.released_at && *r.released_at < r.reserved_at) r.released_at = r.reserved_at;
+    return r;
+}
+
+// The run a PodGroup shows (see the header): running with its start, or, when the meter holds a
+// run open, ended where it was charged.
+std::optional<Reservation> podgroup_reservation(const nlohmann::json& podgroup, const std::string& gpu_resource,
+                                                const ChargeHistory& history, TimePoint now) {
+    const std::string id = object_id(podgroup.value("metadata", nlohmann::json::object()));
+    const std::string phase = podgroup.value("status", nlohmann::json::object()).value("phase", "");
+    const bool running = phase == "Running" || phase == "Unknown";
+    const ChargedObject* charged = charged_object(history, id);
+    Reservation r;
+    r.gpus = podgroup_gpus(podgroup, gpu_resource);
+    if (charged && charged->open_since) {
+        r.reserved_at = *charged->open_since;
+        if (!running) r.released_at = charged->open_until;
+    } else {
+        if (!running) return std::nullopt;
+        const nlohmann::json* scheduled = condition(podgroup, "Scheduled");
+        auto start = is_true(scheduled) ? transition_time(scheduled) : std::nullopt;
+        // A condition older than the previous run's end is that run's: this one starts now.
+        if (start && charged && charged->released_until && *start < *charged->released_until) start.reset();
+        r.reserved_at = start.value_or(now);
+    }
+    r.key = reservation_key(id, r.reserved_at);
     return r;
 }
 
@@ -66,23 +98,36 @@ std::string id_of_key(const std::string& key) { return key.substr(0, key.rfind('
 
 }  // namespace
 
-std::optional<std::string> association_of(const BridgeConfig& config, const std::string& ns) {
+std::optional<std::string> association_of(const BridgeConfig& config, const std::string& ns,
+                                          const std::string& volcano_queue) {
     const auto mapped = config.usage.associations.find(ns);
     if (mapped != config.usage.associations.end()) return mapped->second;
     for (const auto& group : config.groups)
         if (std::find(group.namespaces.begin(), group.namespaces.end(), ns) != group.namespaces.end())
             return group.accounts.front();
+    if (!volcano_queue.empty())
+        for (const auto& group : config.groups)
+            if (group_queue_name(group) == volcano_queue) return group.accounts.front();
     return std::nullopt;
 }
 
-std::vector<Reservation> reservations(const BridgeConfig& config, const nlohmann::json& workloads,
-                                      const std::map<std::string, TimePoint>& open) {
+std::vector<Reservation> reservations(const BridgeConfig& config, const nlohmann::json& items,
+                                      const ChargeHistory& history, TimePoint now) {
     std::vector<Reservation> out;
-    if (!workloads.is_array()) return out;
-    for (const auto& workload : workloads) {
-        if (!workload.is_object()) continue;
-        auto r = reservation_of(workload, config.kubernetes.gpu_resource, open);
-        if (r && r->gpus > 0 && association_of(config, r->ns)) out.push_back(std::move(*r));
+    if (!items.is_array()) return out;
+    const bool volcano = config.kubernetes.backend == Backend::volcano;
+    const std::string& gpu = config.kubernetes.gpu_resource;
+    for (const auto& item : items) {
+        if (!item.is_object()) continue;
+        auto r = volcano ? podgroup_reservation(item, gpu, history, now) : workload_reservation(item, gpu, history);
+        if (!r || r->gpus <= 0) continue;
+        const auto association =
+            association_of(config, item.value("metadata", nlohmann::json::object()).value("namespace", ""),
+                           volcano ? item.value("spec", nlohmann::json::object()).value("queue", "") : "");
+        if (!association) continue;
+        r->association = *association;
+        if (r->released_at && *r->released_at < r->reserved_at) r->released_at = r->reserved_at;
+        out.push_back(std::move(*r));
     }
     return out;
 }
@@ -95,27 +140,31 @@ void UsageMeter::remember(const fairshare::ExternalCharge& charge) {
     c.until = std::max(c.until, charge.end);
 }
 
-std::map<std::string, TimePoint> UsageMeter::open_reservations() const {
-    std::map<std::string, TimePoint> open;
-    for (const auto& [key, c] : charged_)
-        if (!c.released) open[id_of_key(key)] = c.reserved_at;
-    return open;
+ChargeHistory UsageMeter::history() const {
+    ChargeHistory history;
+    for (const auto& [key, c] : charged_) {
+        ChargedObject& object = history[id_of_key(key)];
+        if (!c.released) {
+            object.open_since = c.reserved_at;
+            object.open_until = c.until;
+        } else object.released_until = std::max(object.released_until.value_or(c.until), c.until);
+    }
+    return history;
 }
 
 std::vector<fairshare::ExternalCharge> UsageMeter::flush(const nlohmann::json& workloads, TimePoint now) {
     std::vector<fairshare::ExternalCharge> charges;
-    for (const Reservation& r : reservations(config_, workloads, open_reservations())) {
+    for (const Reservation& r : reservations(config_, workloads, history(), now)) {
         Charged& c = charged_.try_emplace(r.key, Charged{r.reserved_at, r.reserved_at}).first->second;
         const TimePoint end = std::min(r.released_at.value_or(now), now);
         // Nothing older than the records are kept for: it could no longer count.
         const TimePoint from = std::max(c.until, now - Seconds{config_.usage.keep_seconds});
         if (r.released_at) c.released = true;
         if (end <= from) continue;
-        const auto association = *association_of(config_, r.ns);
-        const std::size_t slash = association.find('/');
+        const std::size_t slash = r.association.find('/');
         charges.push_back(
-            fairshare::ExternalCharge{.account = association.substr(0, slash),
-                                      .user = slash == std::string::npos ? "" : association.substr(slash + 1),
+            fairshare::ExternalCharge{.account = r.association.substr(0, slash),
+                                      .user = slash == std::string::npos ? "" : r.association.substr(slash + 1),
                                       .start = from,
                                       .end = end,
                                       .gpus = r.gpus,

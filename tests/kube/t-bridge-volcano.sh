@@ -4,8 +4,9 @@
 # (dryRun=All; a group name Kubernetes refuses is a configuration error first); then the group's Queue appears with a GPU
 # capability that, with the Slurm GrpTRES, adds up to the quota; SIGHUP with a broken file keeps
 # the old configuration running, SIGHUP with a good one applies it, but raises nothing while the
-# Queue's status.allocated is missing (use unknown). No Volcano scheduler runs here: the test
-# writes the Queue status it would (patch_status).
+# Queue's status.allocated is missing (use unknown); a SIGHUP that adds a usage section meters a
+# running PodGroup into usage records. No Volcano scheduler runs here: the test writes the Queue
+# and PodGroup status it would (patch_status, kubectl patch).
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/kube/bridge-lib.sh"
 
@@ -29,6 +30,7 @@ write_config() {
     cat >"$work/bridge.yaml" <<YAML
 kubernetes: {kubeconfig: $work/embedded.kubeconfig, backend: volcano}
 reconcile: {period_seconds: 1, stale_after_seconds: 5, write_timeout_seconds: 1}
+leader_election: {lease_duration_seconds: 4, renew_deadline_seconds: 3, retry_period_seconds: 1}
 metrics: {listen: "127.0.0.1:0"}
 groups:
   - {name: biology, accounts: [biology], namespaces: [t-biology], gpus: $1}
@@ -88,5 +90,47 @@ metadata: {name: gang, namespace: t-biology}
 spec: {queue: fairway-biology, minMember: 2, minResources: {nvidia.com/gpu: "10"}}
 YAML
 wait_for 60 "the 10 GPUs to Volcano" split_is 0 10 || fail "demand not counted in GPUs: slurm=$(slurm_limit) volcano=$(capability)"
+
+# Metering, turned on by a SIGHUP that adds a usage section. The spool is the test's own: the
+# plugin does not read it (t-bridge-usage.sh shows the plugin charging the same records). The gang
+# runs as Volcano's scheduler shows it: phase Running with condition Scheduled at its start (the
+# Queue's status.allocated holding its 10 GPUs), then phase Completed, which Volcano stamps with no
+# time. It must be charged 10 GPUs from its Scheduled time to the last record that saw it running
+# (at most a record period, 2 s, and a cycle short), once, although the bridge is killed with -9 mid-run.
+write_config 10
+echo "usage: {spool: $work/spool, source: volcano, record_seconds: 2, gpu_billing: 8}" >>"$work/bridge.yaml"
+kill -HUP "$pid"
+usage_reloaded() { grep 'msg="configuration reloaded"' "$work/log" | grep -q "usage=$work/spool"; }
+wait_for 20 "the usage section to be reloaded" usage_reloaded ||
+    fail "usage not turned on by the reload: $(grep reload "$work/log" | tail -n 2)"
+iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
+set_phase() {  # PHASE: the PodGroup's status as Volcano writes it (no status subresource)
+    kubectl -n t-biology patch podgroups.scheduling.volcano.sh gang --type merge -p "{\"status\":{\"phase\":\"$1\",
+        \"conditions\":[{\"type\":\"Scheduled\",\"status\":\"True\",\"reason\":\"tasks in gang are ready to be scheduled\",
+        \"lastTransitionTime\":\"$(iso "$started")\"}]}}" >/dev/null
+}
+started=$(($(date +%s) - 60))
+set_phase Running || fail "cannot mark the PodGroup running"
+patch_status "$token" "$queue_path" '{"status":{"allocated":{"nvidia.com/gpu":"10"}}}' || fail "cannot write the Queue status"
+charges() { cat "$work"/spool/volcano-*.usage 2>/dev/null | grep '^charge='; }
+gpu_seconds() { charges | awk '{ s += $4 * ($3 - $2) } END { print s + 0 }'; }
+charged() { [ "$(charges | wc -l)" -ge 1 ]; }
+wait_for 30 "the running PodGroup to be charged" charged ||
+    fail "no usage record: $(grep -i usage "$work/log" | tail -n 3)"
+first=$(charges | sort -k2n | head -n 1)
+expect_eq "$(awk '{ print $1, $2, $4, $5 }' <<<"$first")" "charge=biology $started 10 80" "the first charge (association, start, GPUs, billing/s)"
+kill -9 "$pid"; wait "$pid" 2>/dev/null
+sleep 3
+"$bridge" --config "$work/bridge.yaml" >>"$work/log" 2>&1 &
+pid=$!
+leading_again() { [ "$(grep -c 'msg="lease acquired"' "$work/log")" -ge 2 ]; }  # once the killed one's lease ran out
+wait_for 30 "the restarted bridge to lead" leading_again || fail "the restarted bridge does not lead: $(tail -n 3 "$work/log")"
+sleep 3
+set_phase Completed || fail "cannot mark the PodGroup completed"
+ended=$(date +%s)
+sleep 6
+got=$(gpu_seconds) want=$((10 * (ended - started)))
+[ "$got" -le "$want" ] && [ "$got" -ge $((want - 10 * 4)) ] ||
+    fail "the records hold $got GPU-seconds for a 10-GPU run of $((ended - started)) s (want $want, at most 40 short): $(charges | tr '\n' ';')"
 kubectl -n t-biology delete podgroup gang >/dev/null
-note "volcano queue mirrored and split; unknown use held the raise; reload kept the old config on error and applied the new one; a 10-GPU PodGroup took all 10"
+note "volcano queue mirrored and split; unknown use held the raise; reload kept the old config on error and applied the new one; a 10-GPU PodGroup took all 10; its run metered after a reload turned usage on: $got of $want GPU-seconds in $(ls "$work/spool" | grep -c '^volcano-') records across a kill -9"

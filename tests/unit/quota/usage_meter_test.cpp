@@ -79,5 +79,71 @@ TEST(UsageMeter, PendingForeignAndGpuLessWorkloadsAreNotCharged) {
     EXPECT_TRUE(meter.flush(items, at("2026-12-01T11:00:00Z")).empty());
 }
 
+BridgeConfig volcano_config() {
+    BridgeConfig c = config();
+    c.kubernetes.backend = Backend::volcano;
+    c.groups.push_back(QuotaGroup{.name = "biology", .accounts = {"biology"}, .namespaces = {}, .gpus = 4});
+    return c;
+}
+
+// A PodGroup as Volcano's scheduler shows it: `phase`, and the Scheduled condition it writes when
+// the gang is ready (nullptr: none).
+nlohmann::json podgroup(const std::string& ns, const std::string& queue, long gpus, const char* phase,
+                        const char* scheduled = nullptr) {
+    nlohmann::json status = {{"phase", phase}};
+    if (scheduled)
+        status["conditions"] = {{{"type", "Scheduled"}, {"status", "True"}, {"lastTransitionTime", scheduled}}};
+    return {
+        {"metadata", {{"namespace", ns}, {"name", "gang"}, {"uid", "gang-uid"}}},
+        {"spec", {{"queue", queue}, {"minMember", 2}, {"minResources", {{"nvidia.com/gpu", std::to_string(gpus)}}}}},
+        {"status", status}};
+}
+
+TEST(UsageMeter, AVolcanoRunIsChargedFromItsScheduledTimeToTheLastFlushThatSawItRunning) {
+    UsageMeter meter(volcano_config());
+    const auto running =
+        nlohmann::json::array({podgroup("labs", "fairway-biology", 4, "Running", "2026-12-01T10:00:00Z")});
+    auto first = meter.flush(running, at("2026-12-01T10:01:00Z"));
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_EQ(first[0].association(), "biology");  // by its Queue: the group lists no namespace
+    EXPECT_DOUBLE_EQ(gpu_seconds(first), 4 * 60);
+    // Volcano rewrites the condition's time while the run goes on: the run keeps its start.
+    const auto rewritten =
+        nlohmann::json::array({podgroup("labs", "fairway-biology", 4, "Unknown", "2026-12-01T10:01:30Z")});
+    EXPECT_DOUBLE_EQ(gpu_seconds(meter.flush(rewritten, at("2026-12-01T10:02:00Z"))), 4 * 60);
+    const auto completed = nlohmann::json::array({podgroup("labs", "fairway-biology", 4, "Completed")});
+    EXPECT_TRUE(meter.flush(completed, at("2026-12-01T10:03:00Z")).empty());
+    EXPECT_TRUE(meter.flush(completed, at("2026-12-01T10:04:00Z")).empty());
+    // Run again (after a preemption) with the old condition still there: it starts when first seen.
+    const auto again =
+        nlohmann::json::array({podgroup("labs", "fairway-biology", 4, "Running", "2026-12-01T10:01:30Z")});
+    EXPECT_TRUE(meter.flush(again, at("2026-12-01T10:05:00Z")).empty());
+    EXPECT_DOUBLE_EQ(gpu_seconds(meter.flush(again, at("2026-12-01T10:06:00Z"))), 4 * 60);
+}
+
+TEST(UsageMeter, ARestartedMeterChargesAVolcanoRunThatEndedMeanwhileNoFurther) {
+    const auto running = nlohmann::json::array({podgroup("team-b", "other", 2, "Running", "2026-12-01T10:00:00Z")});
+    UsageMeter before(volcano_config());
+    const auto written = before.flush(running, at("2026-12-01T10:01:00Z"));
+    ASSERT_EQ(written.size(), 1u);
+    EXPECT_EQ(written[0].association(), "physics/alice");  // usage.associations names its namespace
+    UsageMeter after(volcano_config());
+    for (const auto& c : written) after.remember(c);
+    EXPECT_DOUBLE_EQ(gpu_seconds(after.flush(running, at("2026-12-01T10:02:00Z"))), 2 * 60);
+    const auto completed = nlohmann::json::array({podgroup("team-b", "other", 2, "Completed")});
+    UsageMeter later(volcano_config());
+    for (const auto& c : written) later.remember(c);
+    EXPECT_TRUE(later.flush(completed, at("2026-12-01T10:09:00Z")).empty());
+}
+
+TEST(UsageMeter, PendingForeignAndGpuLessPodGroupsAreNotCharged) {
+    UsageMeter meter(volcano_config());
+    const auto items = nlohmann::json::array(
+        {podgroup("labs", "fairway-biology", 4, "Inqueue"), podgroup("labs", "fairway-biology", 4, "Pending"),
+         podgroup("labs", "elsewhere", 4, "Running", "2026-12-01T10:00:00Z"),
+         podgroup("labs", "fairway-biology", 0, "Running", "2026-12-01T10:00:00Z")});
+    EXPECT_TRUE(meter.flush(items, at("2026-12-01T11:00:00Z")).empty());
+}
+
 }  // namespace
 }  // namespace fairway::quota
