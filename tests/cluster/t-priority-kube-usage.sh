@@ -9,6 +9,8 @@
 #     record arrives, and after a rebuild from accounting (corrupt state file), which cannot see
 #     Kubernetes usage and charges the records still in the spool again into the new ledger;
 #   - a missing spool is no error;
+#   - Kubernetes usage leaves the window W as Slurm's does: a charge 5 s inside its edge is gone
+#     once its bucket (W/100) has left;
 #   - forged and malformed records (writable by others, owned by a user, ends before it starts, in
 #     the future, unknown association, absurd GPU count) are refused with a log line naming the
 #     record and moved to refused/, and charge nothing.
@@ -111,3 +113,15 @@ wait_for 30 "sprio to list both pending jobs" eval '[ -n "$(job_priority $pend_a
 greater "$(job_priority "$pend_bob")" "$(job_priority "$pend_alice")" ||
     fail "sprio: bob's $(job_priority "$pend_bob") should exceed alice's $(job_priority "$pend_alice")"
 note "RawUsage alice $(raw_usage alice) bob $(raw_usage bob) (was $bob_base); sprio alice $(job_priority "$pend_alice") < bob $(job_priority "$pend_bob")"
+
+# 6. The window forgets Kubernetes usage: 15 s of 8 GPUs (billing 64/s) that lie 5 s inside the
+# 30-minute window are charged, then gone once their last bucket (18 s) has left it.
+edge=$(($(date +%s) - 1800)) began=$SECONDS
+bob_before=$(raw_usage bob)
+put_record 11 "biology/bob $((edge + 5)) $((edge + 20)) 8 64 team-b/old/uid4@$((edge + 5))"
+want=$(awk -v b="$bob_before" 'BEGIN { print b + 15 * 64 }')
+wait_for 15 "bob's RawUsage to rise by 960" eval 'near "$(raw_usage bob)" "$want"' ||
+    fail "the record at the window's edge was not charged: bob's RawUsage $(raw_usage bob), expected $want"
+wait_for 60 "the charge to leave the window" eval 'near "$(raw_usage bob)" "$bob_before"' ||
+    fail "usage older than the window still counts: bob's RawUsage $(raw_usage bob), expected $bob_before"
+note "a charge at the window's edge: bob's RawUsage $bob_before -> $want -> $(raw_usage bob) in $((SECONDS - began)) s"
