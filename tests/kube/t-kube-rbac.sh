@@ -67,4 +67,17 @@ expect_eq "$(http_code "$bridge_token" PUT "$leases/fairway-other" "$(lease_body
 kc -n fairway-system delete lease fairway-other >/dev/null
 expect_eq "$(http_code "$bridge_token" POST /apis/coordination.k8s.io/v1/namespaces/default/leases "$(lease_body fairway-bridge default)")" 403 \
     "bridge creates a lease in another namespace"
+
+note "the shipped ClusterRole: what the bridge does, nothing more (the t-bridge-* tests run under it)"
+kc create clusterrolebinding "$role" --clusterrole=fairway-bridge --user=fairway-bridge >/dev/null || fail "binding the ClusterRole"
+kueue=/apis/kueue.x-k8s.io/v1beta1
+flavors_listable() { [ "$(http_code "$bridge_token" GET "$kueue/resourceflavors")" = 200 ]; }
+wait_for 30 "the ClusterRole binding to take effect" flavors_listable || fail "bridge cannot list resourceflavors"
+expect_eq "$(http_code "$bridge_token" GET "$kueue/clusterqueues/t-kube-rbac-none")" 404 "bridge reads a ClusterQueue by name"
+expect_eq "$(http_code "$bridge_token" GET "$kueue/clusterqueues/t-kube-rbac-none/status")" 403 \
+    "bridge reads the status subresource (not needed: status comes with the object)"
+expect_eq "$(http_code "$bridge_token" GET "$kueue/resourceflavors/t-kube-rbac-none")" 403 "bridge reads a flavor by name (not needed)"
+expect_eq "$(http_code "$bridge_token" GET "$kueue/localqueues?watch=true&timeoutSeconds=1")" 403 "bridge watches LocalQueues (not needed)"
+expect_eq "$(http_code "$bridge_token" GET "$kueue/workloads")" 200 "bridge lists Workloads"
+expect_eq "$(http_code "$bridge_token" DELETE "$kueue/namespaces/default/workloads/t-kube-rbac-none")" 403 "bridge deletes a Workload (not granted)"
 exit 0
