@@ -82,9 +82,19 @@ bool Reconciler::read_kubernetes(Observed& observed) {
             log_event(LogLevel::warn, "cannot list", {{"collection", collection}, {"error", list.response.summary()}});
             return false;
         }
-        for (const auto& item : list.object["items"]) observed[object_path(collection, item)] = item;
+        for (const auto& item : list.object["items"]) {
+            const std::string path = object_path(collection, item);
+            if (quota::owned_by(item, config_.kubernetes.owner)) observed[path] = item;
+            else note_foreign(path, item);
+        }
     }
     return read_unlisted_queues(observed);
+}
+
+// Another bridge's object (another owner): never written nor deleted.
+void Reconciler::note_foreign(const std::string& path, const nlohmann::json& object) {
+    const auto& labels = object["metadata"].value("labels", nlohmann::json::object());
+    foreign_[path] = labels.value(quota::kOwnerLabel, "-");
 }
 
 // A group's queue missing from the labelled list may still exist with its label stripped by
@@ -93,12 +103,16 @@ bool Reconciler::read_kubernetes(Observed& observed) {
 bool Reconciler::read_unlisted_queues(Observed& observed) {
     for (const auto& group : config_.groups) {
         const std::string path = queue_path(group);
-        if (observed.count(path)) continue;
+        if (observed.count(path) || foreign_.count(path)) continue;
         ApiResult queue = kube_.get(path);
         if (queue.response.status == 404) continue;  // truly absent: nothing can be admitted
         if (!queue.ok()) {
             log_event(LogLevel::warn, "cannot read queue", {{"path", path}, {"error", queue.response.summary()}});
             return false;
+        }
+        if (!quota::owned_by(queue.object, config_.kubernetes.owner)) {
+            note_foreign(path, queue.object);
+            continue;
         }
         log_event(LogLevel::warn, "queue lost its managed-by label", {{"path", path}});
         observed[path] = queue.object;
@@ -134,7 +148,12 @@ void Reconciler::observe_group(const quota::QuotaGroup& group, const SlurmSnapsh
         log_event(LogLevel::warn, "Slurm account has no association",
                   {{"group", group.name}, {"account", group.accounts.front()}});
     }
-    if (kube_ok) {
+    if (kube_ok && foreign_.count(queue_path(group))) {
+        // Its name is taken by another bridge's queue: this side stays unread (never "no queue, no
+        // use"), so Slurm is never raised on its account.
+        log_event(LogLevel::debug, "the group's queue belongs to another owner; Kubernetes side unread",
+                  {{"group", group.name}, {"path", queue_path(group)}});
+    } else if (kube_ok) {
         auto queue = observed.find(queue_path(group));
         quota::QueueReading q;  // no queue yet: nothing admitted, limit 0
         if (queue != observed.end())
@@ -238,6 +257,13 @@ void Reconciler::apply_objects(const std::vector<quota::DesiredObject>& desired,
                                const std::map<std::string, bool>& kube_written, quota::Instant now,
                                CycleReport& report) {
     for (const auto& object : desired) {
+        if (auto other = foreign_.find(object.path()); other != foreign_.end()) {
+            // Two sites mirroring the same group or partition name: the first to make it keeps it.
+            if (foreign_logged_.insert(object.path()).second)
+                log_event(LogLevel::warn, "object of another owner; not touched",
+                          {{"path", object.path()}, {"owner", other->second}});
+            continue;
+        }
         auto seen = observed.find(object.path());
         if (seen != observed.end() && quota::up_to_date(seen->second, object)) continue;  // steady state: no write
         if (dry_run_) {  // the apiserver checks the object (dryRun=All); nothing is stored
@@ -311,6 +337,7 @@ CycleReport Reconciler::cycle(quota::Instant now) {
     report.slurm_ok = slurm.error.empty();
     if (!report.slurm_ok) log_event(LogLevel::warn, "cannot read Slurm", {{"error", slurm.error}});
     Observed observed;
+    foreign_.clear();
     std::map<std::string, long> kube_demand;
     report.kube_ok = read_kubernetes(observed) && read_demand(kube_demand);  // 2
     std::map<std::string, long> kube_limits;

@@ -55,6 +55,7 @@ private:
     using Observed = std::map<std::string, nlohmann::json>;  // object path -> object
     bool read_kubernetes(Observed& observed);
     bool read_unlisted_queues(Observed& observed);
+    void note_foreign(const std::string& path, const nlohmann::json& object);
     bool read_demand(std::map<std::string, long>& demand);
     void observe_group(const quota::QuotaGroup& group, const SlurmSnapshot& slurm, bool kube_ok,
                        const Observed& observed, long kube_demand, quota::Instant now, GroupReport& report);
@@ -77,7 +78,9 @@ private:
     std::function<quota::Instant()> clock_;
     std::string term_;  // this term's mark (kTermAnnotation): when it began, to the millisecond
     std::map<std::string, quota::QuotaSplit> splits_;
-    std::set<std::string> use_unknown_;  // groups whose queue's use is unknown (logged once)
+    std::set<std::string> use_unknown_;           // groups whose queue's use is unknown (logged once)
+    std::map<std::string, std::string> foreign_;  // path -> owner of other owners' objects seen this cycle
+    std::set<std::string> foreign_logged_;        // those this bridge wanted too (logged once)
 };
 
 }  // namespace fairway::bridge

@@ -137,13 +137,15 @@ void read_covered_resources(const Reader& r, const YAML::Node& node, KubernetesS
 }
 
 void read_kubernetes(const Reader& r, const YAML::Node& node, KubernetesSettings& out) {
-    r.expect_map(
-        node, "kubernetes",
-        {"kubeconfig", "backend", "cohort", "local_queue", "gpu_resource", "partition_label", "covered_resources"});
+    r.expect_map(node, "kubernetes",
+                 {"kubeconfig", "owner", "backend", "cohort", "local_queue", "gpu_resource", "partition_label",
+                  "covered_resources"});
     if (node["kubeconfig"]) {
         std::string path = r.text(node["kubeconfig"], "kubernetes.kubeconfig");
         out.kubeconfig = path == "in-cluster" ? "" : path;
     }
+    // A label value; the lease fairway-bridge-<owner> must stay a valid name too.
+    if (node["owner"]) out.owner = r.kube_name(node["owner"], "kubernetes.owner", false, 63);
     if (node["backend"]) {
         std::string name = r.text(node["backend"], "kubernetes.backend");
         if (name == "kueue") out.backend = Backend::kueue;
@@ -354,6 +356,9 @@ BridgeConfig parse_bridge_config(const std::string& yaml_text, const std::string
     if (root["kubernetes"]) read_kubernetes(r, root["kubernetes"], config.kubernetes);
     if (root["slurm"]) read_slurm(r, root["slurm"], config.slurm);
     if (root["reconcile"]) read_reconcile(r, root["reconcile"], config.reconcile);
+    // Bridges of different owners are no leader-election case: each has its own lease by default.
+    if (config.kubernetes.owner != kDefaultOwner)
+        config.leader_election.lease_name = "fairway-bridge-" + config.kubernetes.owner;
     if (root["leader_election"])
         read_leader_election(r, root["leader_election"], config.reconcile, config.leader_election);
     else check_lease_timing(r, root["leader_election"], config.reconcile, config.leader_election);

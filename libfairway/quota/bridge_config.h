@@ -12,9 +12,15 @@ namespace fairway::quota {
 enum class Backend { kueue, volcano };
 
 inline constexpr const char* kUnlimited = "unlimited";
+// The identity of a bridge that names none (kubernetes.owner): it alone adopts objects made before
+// bridges marked their owner, and its lease keeps the name it always had.
+inline constexpr const char* kDefaultOwner = "default";
 
 struct KubernetesSettings {
     std::string kubeconfig;  // path; empty means the in-cluster service account
+    // This bridge's identity, written as label fairway.io/owner on everything it makes: it writes and
+    // deletes only objects carrying it, so bridges of several sites (or a test's) share an apiserver.
+    std::string owner = kDefaultOwner;
     Backend backend = Backend::kueue;
     std::string cohort;                   // Kueue cohort all managed ClusterQueues join; empty: none
     std::string local_queue = "fairway";  // name of the LocalQueue created in each namespace
@@ -41,6 +47,7 @@ struct ReconcileSettings {
 struct LeaderElectionSettings {
     bool enabled = true;
     std::string lease_namespace = "fairway-system";
+    // Unless named: fairway-bridge-<owner> for an owner other than the default.
     std::string lease_name = "fairway-bridge";
     std::string identity;             // empty: "<hostname>_<pid>"
     int lease_duration_seconds = 15;  // others take over this long after our last renewal

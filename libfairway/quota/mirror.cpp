@@ -233,7 +233,16 @@ std::vector<DesiredObject> desired_objects(const BridgeConfig& config, const std
     if (config.kubernetes.backend == Backend::kueue)
         add_kueue_objects(config, gpu_partitions, kube_limits, queues, out);
     else add_volcano_objects(config, kube_limits, out);
+    for (auto& object : out) object.body["metadata"]["labels"][kOwnerLabel] = config.kubernetes.owner;
     return out;
+}
+
+bool owned_by(const nlohmann::json& object, const std::string& owner) {
+    const auto& meta = object.value("metadata", nlohmann::json::object());
+    const auto& labels = meta.value("labels", nlohmann::json::object());
+    auto mark = labels.find(kOwnerLabel);
+    if (mark == labels.end()) return owner == kDefaultOwner;
+    return mark->is_string() && mark->get<std::string>() == owner;
 }
 
 std::vector<long> split_over_flavors(long limit, const std::vector<long>& used, const std::vector<long>& capacity) {

@@ -18,6 +18,9 @@ inline constexpr const char* kManagedByValue = "fairway-bridge";
 // The annotation a bridge's term writes on each group's queue to fence off its predecessors'
 // writes (QuotaSplit's TermFence): a value no earlier term wrote, so the object's version moves.
 inline constexpr const char* kTermAnnotation = "fairway.io/term";
+// The label naming the bridge that made an object (kubernetes.owner): a bridge writes and deletes
+// only its own objects.
+inline constexpr const char* kOwnerLabel = "fairway.io/owner";
 // The label naming the quota group an object belongs to.
 inline constexpr const char* kGroupLabel = "fairway.io/group";
 // Kueue v1beta1 allows at most 64 flavors in a resource group: a ClusterQueue covers the 64
@@ -40,6 +43,11 @@ struct DesiredObject {
 
 // The collections the bridge manages, cluster-wide list paths (LocalQueues across namespaces).
 std::vector<std::string> managed_collections(Backend backend);
+
+// Whether the bridge of identity `owner` may write and delete `object`: its fairway.io/owner label
+// names `owner`; or it has none (made before bridges marked their owner) and `owner` is the default
+// identity, which adopts it (its next apply adds the label). Any other object is another bridge's.
+bool owned_by(const nlohmann::json& object, const std::string& owner);
 
 // Name of the group's queue (ClusterQueue or Volcano Queue).
 std::string group_queue_name(const QuotaGroup& group);

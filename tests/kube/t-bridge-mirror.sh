@@ -10,30 +10,41 @@
 #    name) gets a valid flavor; a resource group added by hand survives the bridge's rewrite;
 #  - a namespace moved to another group (SIGHUP) gets a new LocalQueue (deleted, then created):
 #    Kueue refuses any change of a LocalQueue's spec.clusterQueue (a CEL rule 1.20 does not enforce).
+#  - ownership: the bridge (owner default) adopts a queue of the form before owners (no
+#    fairway.io/owner label); a second bridge of owner site-b, running beside it with a config naming
+#    one of the first's groups and one of its own, deletes and rewrites nothing of the first's, and
+#    the first deletes nothing of the second's.
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/kube/bridge-lib.sh"
 
 work=$(mktemp -d)
-pid=
+pid= pid_b=
 cleanup() {
     [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    [ -n "$pid_b" ] && kill "$pid_b" 2>/dev/null && wait "$pid_b" 2>/dev/null
     scontrol delete PartitionName=bridgetest >/dev/null 2>&1
     scontrol delete PartitionName=gpu_A100 >/dev/null 2>&1
     kubectl delete clusterqueues,resourceflavors,workloadpriorityclasses -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
     kubectl delete localqueues -A -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
     kubectl delete --ignore-not-found clusterqueue t-mirror-foreign >/dev/null 2>&1
+    kubectl -n fairway-system delete --ignore-not-found lease fairway-bridge-site-b >/dev/null 2>&1
     unbind_bridge t-bridge-mirror
     for a in physics biology; do sacctmgr -i modify account "$a" set GrpTRES=gres/gpu=-1 >/dev/null 2>&1; done
     rm -rf "$work"
 }
 trap cleanup EXIT
 
-for ns in t-physics t-moving t-biology; do kubectl get ns "$ns" >/dev/null 2>&1 || kubectl create ns "$ns" >/dev/null || fail "cannot create namespace $ns"; done
+for ns in t-physics t-moving t-biology t-chem; do kubectl get ns "$ns" >/dev/null 2>&1 || kubectl create ns "$ns" >/dev/null || fail "cannot create namespace $ns"; done
 bind_bridge t-bridge-mirror
 kubectl apply --validate=false -f - >/dev/null <<'YAML' || fail "cannot create the foreign ClusterQueue"
 apiVersion: kueue.x-k8s.io/v1beta1
 kind: ClusterQueue
 metadata: {name: t-mirror-foreign}
+spec: {namespaceSelector: {}, resourceGroups: []}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: fairway-physics, labels: {app.kubernetes.io/managed-by: fairway-bridge, fairway.io/group: physics}}
 spec: {namespaceSelector: {}, resourceGroups: []}
 YAML
 
@@ -92,6 +103,42 @@ scontrol delete PartitionName=bridgetest >/dev/null || fail "cannot delete the p
 gone() { ! kubectl get resourceflavor slurm-bridgetest >/dev/null 2>&1; }
 wait_for 30 "flavor of the deleted partition to go" gone || fail "deleted partition's flavor remains"
 kubectl get clusterqueue t-mirror-foreign >/dev/null 2>&1 || fail "a ClusterQueue the bridge does not own was deleted"
+
+note "ownership: a bridge of another owner beside this one"
+owner_of() { kubectl get "$@" -o jsonpath='{.metadata.labels.fairway\.io/owner}' 2>/dev/null; }
+expect_eq "$(owner_of clusterqueue/fairway-physics)" default "owner of the adopted queue made before owners"
+cat >"$work/site-b.yaml" <<YAML
+kubernetes: {kubeconfig: $KUBECONFIG, owner: site-b, cohort: t-mirror}
+reconcile: {period_seconds: 1, stale_after_seconds: 5, write_timeout_seconds: 1}
+metrics: {listen: "127.0.0.1:0"}
+groups:
+  - {name: biology, accounts: [biology], namespaces: [t-biology], gpus: 6}
+  - {name: chem, accounts: [t-chem-none], namespaces: [t-chem], gpus: 2}
+YAML
+bio_version=$(kubectl get clusterqueue fairway-biology -o jsonpath='{.metadata.resourceVersion}')
+"$bridge" --config "$work/site-b.yaml" >"$work/log.b" 2>&1 &
+pid_b=$!
+site_b_queue() { [ "$(owner_of clusterqueue/fairway-chem)" = site-b ]; }
+wait_for 30 "site-b's ClusterQueue" site_b_queue || fail "no queue of site-b: $(grep -v msg=cycle "$work/log.b" | tail -n 8)"
+expect_eq "$(owner_of localqueue/fairway -n t-chem)" site-b "owner of site-b's LocalQueue"
+sleep 3  # both bridges cycle side by side
+kill -TERM "$pid_b"; wait "$pid_b" || fail "site-b's bridge exited with $?"
+for object in clusterqueue/fairway-physics clusterqueue/fairway-biology resourceflavor/slurm-gpu; do
+    expect_eq "$(owner_of "$object")" default "owner of $object after site-b's run"
+done
+expect_eq "$(kubectl -n t-physics get localqueue fairway -o jsonpath='{.spec.clusterQueue}')" fairway-physics \
+    "the default bridge's LocalQueue after site-b's run"
+expect_eq "$(kubectl get clusterqueue fairway-biology -o jsonpath='{.metadata.resourceVersion}')" "$bio_version" \
+    "fairway-biology's version (site-b must not write the default bridge's queue of the same group)"
+grep -q 'msg="object of another owner; not touched" path=[^ ]*/clusterqueues/fairway-biology owner=default' "$work/log.b" ||
+    fail "site-b did not log the queue it left alone: $(grep -v msg=cycle "$work/log.b" | tail -n 5)"
+grep -Eq 'msg=deleted |msg="deleted to recreate' "$work/log.b" && fail "site-b deleted: $(grep 'msg=deleted' "$work/log.b")"
+# The default bridge goes on beside site-b's objects and leaves them.
+sleep 2
+kubectl get clusterqueue fairway-chem >/dev/null 2>&1 || fail "the default bridge deleted site-b's ClusterQueue"
+kubectl -n t-chem get localqueue fairway >/dev/null 2>&1 || fail "the default bridge deleted site-b's LocalQueue"
+grep -E 'msg=(applied|deleted|"deleted to recreate).*fairway-chem' "$work/log" &&
+    fail "the default bridge wrote site-b's objects"
 
 # A partition name Kubernetes does not accept as an object name gets a valid flavor, and a resource
 # group an admin added to a ClusterQueue survives the bridge's forced apply (resourceGroups is an

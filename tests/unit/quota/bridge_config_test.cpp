@@ -101,6 +101,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"groups:\n  - {name: a, gpus: 1, accounts: [p], namespaces: [ok, Bad_NS]}\n", 2,
                   "groups[0].namespaces[1]"},
         BadConfig{"kubernetes:\n  cohort: My_Cohort\ngroups: []\n", 2, "kubernetes.cohort"},
+        BadConfig{"kubernetes:\n  owner: Site_B\ngroups: []\n", 2, "kubernetes.owner"},
         BadConfig{"partitions:\n  gpu:\n    node_labels: {a: 1, b: 1, c: 1, d: 1, e: 1, f: 1, g: 1, h: 1, i: 1}\n"
                   "groups: []\n",
                   3, "partitions.gpu.node_labels"},

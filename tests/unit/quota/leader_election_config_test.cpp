@@ -21,6 +21,16 @@ TEST(LeaderElectionConfig, DefaultsAreOnWithTheDocumentedLease) {
     EXPECT_EQ(le.retry_period_seconds, 2);
 }
 
+TEST(LeaderElectionConfig, AnOwnerHasALeaseOfItsOwnUnlessOneIsNamed) {
+    auto config = parse_bridge_config("kubernetes: {owner: site-b}\n" + kGroups, "bridge.yaml");
+    EXPECT_EQ(config.kubernetes.owner, "site-b");
+    EXPECT_EQ(config.leader_election.lease_name, "fairway-bridge-site-b") << "bridges of two owners never contend";
+    auto named =
+        parse_bridge_config("kubernetes: {owner: site-b}\nleader_election: {name: shared}\n" + kGroups, "bridge.yaml");
+    EXPECT_EQ(named.leader_election.lease_name, "shared");
+    EXPECT_EQ(parse_bridge_config(kGroups, "bridge.yaml").kubernetes.owner, "default");
+}
+
 TEST(LeaderElectionConfig, EveryKeyIsRead) {
     auto le = parse_bridge_config(
                   "reconcile: {period_seconds: 1, stale_after_seconds: 3, write_timeout_seconds: 1}\n"

@@ -49,6 +49,32 @@ TEST(Mirror, KueueObjectsForGpuPartitionsAndGroups) {
     for (const auto& o : objects) EXPECT_EQ(o.body["metadata"]["labels"][kManagedByLabel], kManagedByValue) << o.name;
 }
 
+TEST(Mirror, EveryObjectCarriesItsOwnersMark) {
+    for (Backend backend : {Backend::kueue, Backend::volcano}) {
+        BridgeConfig config = two_groups(backend);
+        config.kubernetes.owner = "site-b";
+        for (const auto& o : desired_objects(config, {{"gpu", 12, 1}}, {{"physics", 6}})) {
+            EXPECT_EQ(o.body["metadata"]["labels"][kOwnerLabel], "site-b") << o.kind << " " << o.name;
+            EXPECT_TRUE(owned_by(o.body, "site-b"));
+            EXPECT_FALSE(owned_by(o.body, kDefaultOwner)) << "the default bridge leaves another owner's objects";
+        }
+    }
+}
+
+TEST(Mirror, OnlyTheDefaultOwnerAdoptsObjectsWithoutAnOwnersMark) {
+    const json unmarked = {
+        {"metadata", {{"name", "fairway-physics"}, {"labels", {{kManagedByLabel, kManagedByValue}}}}}};
+    EXPECT_TRUE(owned_by(unmarked, kDefaultOwner));
+    EXPECT_FALSE(owned_by(unmarked, "site-b"));
+    EXPECT_TRUE(owned_by(json{{"metadata", {{"name", "x"}}}}, kDefaultOwner)) << "no labels at all";
+    const json marked = {{"metadata", {{"labels", {{kOwnerLabel, "site-a"}}}}}};
+    EXPECT_TRUE(owned_by(marked, "site-a"));
+    EXPECT_FALSE(owned_by(marked, "site-b"));
+    EXPECT_FALSE(owned_by(marked, kDefaultOwner));
+    // The default bridge's own objects carry its mark too, once applied.
+    EXPECT_TRUE(owned_by(json{{"metadata", {{"labels", {{kOwnerLabel, kDefaultOwner}}}}}}, kDefaultOwner));
+}
+
 TEST(Mirror, AClusterQueueCoversAtMost64FlavorsAndStillAddsUpToItsLimit) {
     std::vector<PartitionInfo> partitions;
     for (int i = 0; i < 100; ++i) partitions.push_back({"p" + std::to_string(100 + i), i < 10 ? 8 : 4, 1});
