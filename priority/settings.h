@@ -8,6 +8,7 @@
 #include "fairshare/fair_share.h"
 #include "fairshare/job_priority.h"
 #include "fairshare/parameters.h"
+#include "fairshare/usage_resets.h"
 #include "priority/slurm_api.h"
 
 namespace fairway::priority {
@@ -32,7 +33,7 @@ inline constexpr std::string_view kCalcPeriodKey = "calc_period";
 // off). The default is yes only on the releases whose behaviour the shortcuts were checked against.
 inline constexpr std::string_view kWalkShortcutsKey = "walk_shortcuts";
 inline constexpr const char* kStateFileName = "fairway_priority_state";
-inline constexpr const char* kResetsFileName = "fairway_priority_resets";
+using fairshare::kResetsFileName;
 
 // Reads every setting from Slurm's parsed configuration. `tres_count` sizes the PriorityWeightTRES
 // vector. Throws fairway::InputError naming the key (e.g. "window") for bad PriorityParameters.

@@ -101,7 +101,7 @@ LiveRuns live_runs(const SlurmctldSymbols& symbols, list_t* jobs) {
         const job_record_t* held = symbols.find_job(job->jobid);
         if (!held || !held->details || held->details->submit_time != job->submit) return;
         const bool running = IS_JOB_RUNNING(held) || IS_JOB_SUSPENDED(held);
-        live[recorded_run(job).id] = {running ? std::nullopt : time_if_set(std::max(held->end_time, held->start_time))};
+        live[recorded_run(job).id] = fairshare::held_run(running, held->start_time, held->end_time);
     });
     return live;
 }

@@ -17,6 +17,12 @@ TimePoint charge_until(const RecordedRun& run, const LiveRun* live, TimePoint co
 
 }  // namespace
 
+LiveRun held_run(bool running, std::int64_t start_time, std::int64_t end_time) {
+    const std::int64_t ended = std::max(end_time, start_time);
+    if (running || ended <= 0) return {};
+    return {from_unix_seconds(ended)};
+}
+
 std::optional<ChargeSpan> span_to_charge(const RecordedRun& run, const LiveRun* live, TimePoint since,
                                          TimePoint complete_until, TimePoint now, TimePoint slurmctld_start) {
     if (!run.start || *run.start >= now) return std::nullopt;

@@ -51,6 +51,10 @@ struct LiveRun {
     std::optional<TimePoint> ended;  // none: still running
 };
 
+// The LiveRun of slurmctld's record of a job: running (or suspended) goes on to now; otherwise it
+// ended at its end time, or at its start when it has none (Unix seconds, 0: unset).
+LiveRun held_run(bool running, std::int64_t start_time, std::int64_t end_time);
+
 // The part of `run` to charge at `now` (rules above; run_charges.h's uncharged_span with the
 // rebuild's horizon `since`); nullopt when it never started or starts
 // at or after `now`. `live` is null when slurmctld does not hold the run; `slurmctld_start` is

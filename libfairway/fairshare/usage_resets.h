@@ -22,6 +22,10 @@
 namespace fairway::fairshare {
 
 // Whose usage was reset: an association, or a QOS (both its decayed and undecayed usage).
+// The file, in slurmctld's StateSaveLocation, in which priority/fairway keeps them and from which
+// fairway-report reads them.
+inline constexpr const char* kResetsFileName = "fairway_priority_resets";
+
 enum class ResetOwner : std::uint8_t { association = 0, qos = 1 };
 
 struct UsageReset {

@@ -44,6 +44,15 @@ TEST(RecordedRuns, AnOpenRecordOfAJobSlurmctldSawEndIsChargedToItsRealEnd) {
     EXPECT_EQ(span->to, at(1005));
 }
 
+// slurmctld's record of a job it holds, as the plugin and fairway-report read it.
+TEST(RecordedRuns, SlurmctldsRecordOfAJobRunsOnOrEndedAtItsEndTime) {
+    EXPECT_FALSE(held_run(true, 1000, 0).ended);
+    EXPECT_FALSE(held_run(true, 1000, 3000).ended);  // a running job's end time is its limit's
+    EXPECT_EQ(held_run(false, 1000, 1005).ended, at(1005));
+    EXPECT_EQ(held_run(false, 1000, 0).ended, at(1000));  // cancelled with no end time set
+    EXPECT_FALSE(held_run(false, 0, 0).ended);            // never started
+}
+
 TEST(RecordedRuns, AnOpenRecordOfAJobSlurmctldRunsIsChargedToNow) {
     const LiveRun running{};
     const auto span = span_to_charge(run(7, 100, 1000), &running, kSince, at(900), at(kNow), at(0));
