@@ -120,6 +120,9 @@ start_dbd() {
     wait_for 60 "slurmdbd to answer" sacctmgr -n list cluster || fail "slurmdbd does not answer"
 }
 
+# dbd_queue_empty: slurmctld has nothing queued for slurmdbd (sdiag's DBD Agent queue size).
+dbd_queue_empty() { [ "$(sdiag | awk -F: '/DBD Agent queue size/ { print $2 + 0; exit }')" = 0 ]; }
+
 # stop_ctld SIGNAL: sends slurmctld SIGNAL and waits until it is gone.
 stop_ctld() {
     local pid identity

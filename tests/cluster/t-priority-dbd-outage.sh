@@ -70,6 +70,15 @@ if ! start_recorded_without_end "$job"; then
         fail "accounting never had a job's start without its end"
     note "this Slurm sent each job's start and end together: the rebuild reads whole runs"
 fi
+# fairway-report, made while the end is still queued, asks slurmctld: the job ended, so it is
+# charged to its end, as sshare shows it, not up to the report's time.
+if start_recorded_without_end "$job"; then
+    reported=$("$FAIRWAY_BUILD/tools/fairway-report" --parsable --noheader | awk -F'|' '$2 == "alice" { print $5; exit }')
+    shown=$(raw_usage alice)
+    note "fairway-report while job $job's end is queued ($(recorded_times "$job")): alice's RawUsage $reported, sshare $shown"
+    awk -v a="$reported" -v b="$shown" -v s="$((allowed + 1))" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= s) }' ||
+        fail "fairway-report shows alice's RawUsage $reported, sshare $shown: job $job is charged past its end"
+fi
 before=$(log_lines)
 sed -i "s|^PriorityParameters=.*|PriorityParameters=window=31:00,calc_period=0:0$calc_period|" "$SLURM_CONF"
 scontrol reconfigure || fail "scontrol reconfigure failed"

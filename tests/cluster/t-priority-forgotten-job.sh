@@ -7,7 +7,8 @@
 # restarted slurmctld aborts a job it does not know as its node registers), and records queue up
 # for slurmdbd: fairway charges the job once that queue has drained, up to slurmctld's restart,
 # once; before, it charged the open record up to the last time the queue had been empty since the
-# restart (never: nothing; else that time, however long slurmdbd stayed away).
+# restart (never: nothing; else that time, however long slurmdbd stayed away). fairway-report
+# charges it the same (before, up to the report's time).
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
@@ -87,6 +88,16 @@ wait_for 30 "bob's usage to include the forgotten running job" eval 'at_least "$
 after=$(settled_usage bob) || fail "bob's RawUsage does not settle: $(raw_usage bob)"
 note "forgotten running job $job (billing $billing, started $start, slurmctld killed at $killed_at, restarted $restarted_at-$up_at): bob's RawUsage $before before it, $after after; allowed $low to $high"
 at_least "$high" "$after" || fail "bob's RawUsage $after is above $high: job $job was charged past slurmctld's restart"
+# fairway-report asks slurmctld too: the open record of a job it does not know is charged up to its
+# start, as the plugin charges it, not up to the report's time.
+wait_for 30 "slurmctld's queue for slurmdbd to drain" dbd_queue_empty || fail "slurmctld's queue for slurmdbd does not drain"
+report=$FAIRWAY_BUILD/tools/fairway-report
+reported=$("$report" --parsable --noheader | awk -F'|' '$2 == "bob" { print $5; exit }')
+shown=$(raw_usage bob)
+slack=$((2 * billing + 1)) # one calc period of the job's charge, and 1 for sshare's truncation
+note "fairway-report: bob's RawUsage $reported, sshare $shown (± $slack)"
+awk -v a="$reported" -v b="$shown" -v s="$slack" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= s) }' ||
+    fail "fairway-report shows bob's RawUsage $reported, sshare $shown (± $slack): job $job's open record is charged past slurmctld's restart"
 # The record stays open (a runaway job): fix it, as an administrator would, so that later tests'
 # rebuilds do not charge it again.
 sacctmgr -i list runawayjobs >/dev/null 2>&1

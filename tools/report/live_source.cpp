@@ -29,6 +29,7 @@ extern "C" {
 #include "fairshare/parameters.h"
 #include "fairshare/run_charges.h"
 #include "report/child_process.h"
+#include "report/controller_view.h"
 #include "report/explain.h"
 #include "report/slurm_compat.h"
 
@@ -161,24 +162,50 @@ void hand_over(LiveContext& ctx, std::uint32_t assoc_id, AccountedJob& job) {
         ++ctx.skipped;
         return;
     }
+    job.assoc_id = assoc_id;
     job.account = names->second.first;
     job.user = names->second.second;
     ctx.on_job(job);
 }
 
-// Charges one job's run as the plugin charges it (fairshare/run_charges.h): from its start to its
-// end, a running one up to now.
-void charge_job(const LiveContext& ctx, ReportModel& model, const AccountedJob& job) {
-    TimePoint now = ctx.header.settings.now;
-    if (job.start <= 0 || to_time(job.start) >= now) return;  // never started, or started after --now
-    TimePoint until = job.end <= 0 || to_time(job.end) > now ? now : to_time(job.end);  // running then: up to now
-    if (until <= to_time(job.start)) return;
-    double seconds = static_cast<double>((until - to_time(job.start)).count());
+// What charging a record takes beyond the record: slurmctld's knowledge of open records, the
+// resets, and the look-back horizon.
+struct Charging {
+    ControllerView controller;
+    fairshare::UsageResets resets;
+    TimePoint since;
+};
+
+std::optional<TimePoint> time_if_set(std::time_t t) { return t > 0 ? std::optional(to_time(t)) : std::nullopt; }
+
+// A run is named by its job id and submit time (fairshare/recorded_runs.h).
+fairshare::RecordedRun recorded_run(const AccountedJob& job) {
+    std::uint32_t id = 0;
+    std::from_chars(job.id.data(), job.id.data() + job.id.size(), id);
+    return {{id, static_cast<std::int64_t>(job.submit)}, time_if_set(job.start), time_if_set(job.end)};
+}
+
+// Charges one job's run as the plugin's rebuild charges it: as far as fairshare/recorded_runs.h
+// says, from its association's last reset on (fairshare/usage_resets.h), every second by
+// fairshare/run_charges.h.
+void charge_job(const LiveContext& ctx, Charging& charging, ReportModel& model, const AccountedJob& job) {
+    std::optional<fairshare::ChargeSpan> span = charging.controller.span_to_charge(recorded_run(job), charging.since);
+    if (!span) return;
+    span->from = charging.resets.counts_from(fairshare::ResetOwner::association, job.assoc_id, span->from);
+    if (span->empty()) return;
+    double seconds = static_cast<double>(span->length().count());
     auto factor = ctx.usage_factor.find(job.qos);  // QOS UsageFactor scales billing like the plugin's charges
     double billing = job.billing * (factor != ctx.usage_factor.end() ? factor->second : 1.0);
-    UsageSample sample{job.account,       job.user,           to_time(job.start), until,
+    UsageSample sample{job.account,       job.user,           span->from,        span->to,
                        billing * seconds, job.gpus * seconds, job.cpus * seconds};
     model.add(sample, {"accounting", 0, "job " + job.id});
+}
+
+// priority/fairway's resets; other priority plugins keep none.
+fairshare::UsageResets usage_resets() {
+    const std::string type = slurm_conf.priority_type ? slurm_conf.priority_type : "";
+    if (type != "priority/fairway" || !slurm_conf.state_save_location) return {};
+    return read_usage_resets(slurm_conf.state_save_location);
 }
 
 // ---- associations
@@ -481,7 +508,9 @@ void load_live(const Options& options, ReportModel& model) {
     slurm_init(nullptr);
     LiveContext ctx;
     ctx.header.settings = read_settings(options, ctx.cluster);
-    ctx.on_job = [&](const AccountedJob& job) { charge_job(ctx, model, job); };
+    const TimePoint now = ctx.header.settings.now;
+    Charging charging{ControllerView(now), usage_resets(), query_start(ctx.header.settings)};
+    ctx.on_job = [&](const AccountedJob& job) { charge_job(ctx, charging, model, job); };
     AccountingQuery query{query_start(ctx.header.settings), ctx.header.settings.now, options.use_sacct, options.sacct};
     load_accounting(ctx, query, [&](const InputHeader& header) { model.begin(header); });
     model.finish(ctx.header.settings);

@@ -15,7 +15,10 @@ namespace fairway::report {
 
 // Loads settings from slurm.conf (PriorityDecayHalfLife, PriorityParameters window/bucket,
 // PriorityFlags, FairShareDampeningFactor, PriorityWeightFairshare), the association tree and the
-// usage records of the window. Throws std::runtime_error naming what was unreachable.
+// usage records of the window, each charged as priority/fairway's rebuild charges it: up to what
+// slurmctld knows of a record without an end, and under priority/fairway nothing from before its
+// association's last RawUsage reset (report/controller_view.h). Throws std::runtime_error naming
+// what was unreachable.
 void load_live(const Options& options, ReportModel& model);
 
 // One run of a job as slurmdbd recorded it (every run of a requeued job is its own record).
@@ -25,6 +28,7 @@ struct AccountedJob {
     double elapsed = 0;                          // seconds
     std::int64_t time_limit = 0;                 // seconds; 0: none (unlimited or unknown)
     double billing = 0, cpus = 0, gpus = 0;      // AllocTRES
+    std::uint32_t assoc_id = 0;                  // slurmdbd's id of its association
 };
 
 // What the site's accounting holds for a period: the jobs ending in [from, to] and those running

@@ -1,0 +1,94 @@
+#include "report/controller_view.h"
+
+extern "C" {
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+// libslurm exports it (sdiag frees its statistics with it); the public headers do not declare it.
+extern void slurm_free_stats_response_msg(stats_info_response_msg_t* msg);
+}
+
+#include <cerrno>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <memory>
+
+#include "common/atomic_file.h"
+
+namespace fairway::report {
+namespace {
+
+using fairshare::from_unix_seconds;
+
+void note(const std::string& text) { std::fprintf(stderr, "fairway-report: note: %s\n", text.c_str()); }
+
+std::string slurm_error() { return slurm_strerror(errno); }
+
+}  // namespace
+
+fairshare::UsageResets read_usage_resets(const std::string& state_save_location) {
+    const std::filesystem::path path = std::filesystem::path(state_save_location) / fairshare::kResetsFileName;
+    try {
+        std::optional<std::string> bytes = read_whole_file(path);
+        return bytes ? fairshare::UsageResets::deserialize(*bytes) : fairshare::UsageResets();
+    } catch (const std::exception& e) {
+        note(std::string("cannot read priority/fairway's RawUsage resets (") + e.what() +
+             "): usage reset with sacctmgr is counted as if it had not been; run as root or SlurmUser on the "
+             "slurmctld host");
+        return {};
+    }
+}
+
+std::optional<fairshare::ChargeSpan> ControllerView::span_to_charge(const fairshare::RecordedRun& run,
+                                                                    fairshare::TimePoint since) {
+    if (run.end) return fairshare::span_to_charge(run, nullptr, since, now_, now_, started_);
+    if (!asked_) ask_slurmctld();
+    const auto held = held_.find(run.id);
+    return fairshare::span_to_charge(run, held != held_.end() ? &held->second : nullptr, since, complete_until_, now_,
+                                     started_);
+}
+
+// When slurmctld started, whether its queue for slurmdbd is empty, and every job it holds.
+void ControllerView::ask_slurmctld() {
+    asked_ = true;
+    slurm_conf_t* conf = nullptr;
+    if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS || !conf || !load_jobs()) {
+        note("slurmctld did not answer (" + slurm_error() +
+             "): jobs accounting holds without an end are counted as running up to now");
+        if (conf) slurm_free_ctl_conf(conf);
+        return;
+    }
+    started_ = from_unix_seconds(conf->boot_time);
+    slurm_free_ctl_conf(conf);
+    stats_info_request_msg_t request{};
+    request.command_id = STAT_COMMAND_GET;
+    stats_info_response_msg_t* stats = nullptr;
+    if (slurm_get_statistics(&stats, &request) != SLURM_SUCCESS || !stats) return;  // as sdiag: taken as empty
+    // Accounting lacks what is queued (the plugin's rebuild is then provisional): a record slurmctld
+    // no longer holds is charged nothing beyond what accounting vouches for, as the plugin charges it
+    // before it has seen the queue empty.
+    if (stats->dbd_agent_queue_size > 0) {
+        complete_until_ = from_unix_seconds(0);
+        note("slurmctld has " + std::to_string(stats->dbd_agent_queue_size) +
+             " records queued for slurmdbd (sdiag): a job it no longer holds whose end is among them is counted "
+             "once they are stored");
+    }
+    slurm_free_stats_response_msg(stats);
+}
+
+bool ControllerView::load_jobs() {
+    job_info_msg_t* jobs = nullptr;
+    if (slurm_load_jobs(0, &jobs, SHOW_ALL) != SLURM_SUCCESS || !jobs) return false;
+    std::unique_ptr<job_info_msg_t, void (*)(job_info_msg_t*)> guard(jobs, &slurm_free_job_info_msg);
+    for (std::uint32_t i = 0; i < jobs->record_count; ++i) {
+        const slurm_job_info_t& job = jobs->job_array[i];
+        const std::uint32_t state = job.job_state & JOB_STATE_BASE;
+        const bool running = state == JOB_RUNNING || state == JOB_SUSPENDED;
+        held_[{job.job_id, static_cast<std::int64_t>(job.submit_time)}] =
+            fairshare::held_run(running, job.start_time, job.end_time);
+    }
+    return true;
+}
+
+}  // namespace fairway::report

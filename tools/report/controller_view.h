@@ -1,0 +1,42 @@
+// What slurmctld knows that accounting may not: the jobs it holds, when it started, whether it
+// still has records queued for slurmdbd, and priority/fairway's RawUsage resets in its state
+// directory. With them the report charges each job record as the plugin's rebuild charges it
+// (fairshare/recorded_runs.h, fairshare/usage_resets.h), so that it agrees with sshare where
+// accounting alone would not: after a reset, while an end is still queued, for a runaway record.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "fairshare/recorded_runs.h"
+#include "fairshare/usage_resets.h"
+
+namespace fairway::report {
+
+// priority/fairway's resets, from StateSaveLocation/fairway_priority_resets: none when the file
+// does not exist (nothing was reset); none, after a note on stderr saying that usage reset with
+// sacctmgr is counted, when it cannot be read (only root and SlurmUser may) or is corrupt.
+fairshare::UsageResets read_usage_resets(const std::string& state_save_location);
+
+// slurmctld's view of the records accounting holds without an end, asked for once, at the first
+// such record (a report of finished jobs only needs no slurmctld).
+class ControllerView {
+public:
+    explicit ControllerView(fairshare::TimePoint now) : now_(now) {}
+    // The part of `run` to charge at now, nothing before `since` (fairshare::span_to_charge).
+    std::optional<fairshare::ChargeSpan> span_to_charge(const fairshare::RecordedRun& run, fairshare::TimePoint since);
+
+private:
+    void ask_slurmctld();
+    bool load_jobs();
+
+    fairshare::TimePoint now_;
+    bool asked_ = false;
+    // Until slurmctld answers otherwise: accounting is trusted up to now (an open record runs on).
+    fairshare::TimePoint started_ = now_;
+    fairshare::TimePoint complete_until_ = now_;
+    std::map<fairshare::RunId, fairshare::LiveRun> held_;
+};
+
+}  // namespace fairway::report
