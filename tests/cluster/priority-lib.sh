@@ -96,9 +96,9 @@ settled_usage() {
     return 1
 }
 
-# undo_resets: for the tests that follow, which compare the usage with accounting (and fairway-report,
-# which cannot know of resets): a test that reset RawUsage ends by dropping the reset times fairway
-# keeps and rebuilding the usage from accounting.
+# undo_resets: for the tests that follow, which compare the usage with accounting: a test that reset
+# RawUsage ends by dropping the reset times fairway keeps (which fairway-report reads too) and
+# rebuilding the usage from accounting.
 undo_resets() {
     stop_ctld TERM
     rm -f "$CLUSTER_STATE/ctld/fairway_priority_resets" "$STATE_FILE"
