@@ -64,7 +64,8 @@ void ControllerView::ask_slurmctld() {
     stats_info_request_msg_t request{};
     request.command_id = STAT_COMMAND_GET;
     stats_info_response_msg_t* stats = nullptr;
-    if (slurm_get_statistics(&stats, &request) != SLURM_SUCCESS || !stats) return;  // as sdiag: taken as empty
+    // A queue that cannot be read is taken as empty, as the plugin takes it.
+    if (slurm_get_statistics(&stats, &request) != SLURM_SUCCESS || !stats) return;
     // Accounting lacks what is queued (the plugin's rebuild is then provisional): a record slurmctld
     // no longer holds is charged nothing beyond what accounting vouches for, as the plugin charges it
     // before it has seen the queue empty.
