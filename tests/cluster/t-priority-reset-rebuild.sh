@@ -29,7 +29,9 @@ within() { awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { d = a - b; if (d < 0) d = 
 
 before_job=$(run_job 10)
 before=$(settled_usage bob) || fail "bob's RawUsage does not settle: $(raw_usage bob)"
-greater "$before" "$(job_charge "$before_job")" || greater "$before" 100 ||
+# At least the job's charge, less what decay and sshare's truncation take from it.
+at_least=$(awk -v c="$(job_charge "$before_job")" -v s="$(slack_of "$before_job")" 'BEGIN { print c - s }')
+greater "$before" "$at_least" || greater "$before" 100 ||
     fail "bob's RawUsage $before does not hold job $before_job's $(job_charge "$before_job")"
 
 # The account's reset: it reaches every association below it (t-priority-state.sh resets a user's).
