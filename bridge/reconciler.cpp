@@ -34,6 +34,18 @@ long long wall_clock_ms() {
         .count();
 }
 
+// The partition each of our ResourceFlavors stands for, as read: a flavor whose partition Slurm
+// no longer lists is mirrored from it.
+std::map<std::string, std::string> flavor_partitions(const std::map<std::string, nlohmann::json>& observed) {
+    std::map<std::string, std::string> out;
+    for (const auto& [path, object] : observed) {
+        const std::string partition = quota::flavor_partition(object);
+        if (path.find("/resourceflavors/") != std::string::npos && !partition.empty())
+            out[object["metadata"].value("name", "")] = partition;
+    }
+    return out;
+}
+
 bool is_decrease(const GroupReport& g, Side side) {
     const auto& write = g.decision.write[side];
     const auto& seen = g.reading[side];
@@ -343,11 +355,13 @@ CycleReport Reconciler::cycle(quota::Instant now) {
     std::map<std::string, long> kube_limits;
     std::map<std::string, quota::QueueFlavors> queue_flavors;
     std::map<std::string, bool> kube_written;
+    const auto partitions = flavor_partitions(observed);
     for (const auto& group : config_.groups) {  // 3
         GroupReport& g = report.groups[group.name];
         observe_group(group, slurm, report.kube_ok, observed, kube_demand[group.name], now, g);
         if (g.queue_limit) kube_limits[group.name] = *g.queue_limit;
         queue_flavors[group.name] = g.flavors;
+        queue_flavors[group.name].partitions = partitions;
         if (g.decision.write[Side::kubernetes]) {
             kube_limits[group.name] = *g.decision.write[Side::kubernetes];
             kube_written[group.name] = true;

@@ -37,8 +37,7 @@ DesiredObject resource_flavor(const BridgeConfig& config, const PartitionInfo& p
         labels = mapping->second.node_labels;
     else labels[config.kubernetes.partition_label] = p.name;
     return kueue_object("ResourceFlavor", "resourceflavors", flavor_name(p),
-                        metadata(flavor_name(p), {{"fairway.io/slurm-partition", p.name}}),
-                        {{"spec", {{"nodeLabels", labels}}}});
+                        metadata(flavor_name(p), {{kPartitionLabel, p.name}}), {{"spec", {{"nodeLabels", labels}}}});
 }
 
 std::vector<PartitionInfo> largest_partitions(std::vector<PartitionInfo> partitions) {
@@ -47,6 +46,15 @@ std::vector<PartitionInfo> largest_partitions(std::vector<PartitionInfo> partiti
     partitions.resize(kMaxFlavorsPerQueue);
     std::sort(partitions.begin(), partitions.end(), [](auto& a, auto& b) { return a.name < b.name; });
     return partitions;
+}
+
+// The partition a flavor of ours stands for: as its ResourceFlavor says, else the flavor's name
+// less the prefix, which partition_flavor() maps back to the same flavor (it keeps a DNS-1123
+// label as it is, hashed names included).
+std::string flavor_partition_name(const std::string& flavor, const QueueFlavors& seen) {
+    auto named = seen.partitions.find(flavor);
+    if (named != seen.partitions.end() && partition_flavor(named->second) == flavor) return named->second;
+    return flavor.substr(std::string(kFlavorPrefix).size());
 }
 
 // The partitions a group's ClusterQueue covers: the largest (see kMaxFlavorsPerQueue), and any
@@ -60,9 +68,8 @@ std::vector<PartitionInfo> queue_partitions(const std::vector<PartitionInfo>& pa
     for (const FlavorUse* gpus_by_flavor : {&seen.nominal, &seen.reserved})
         for (const auto& [flavor, gpus] : *gpus_by_flavor)
             if (gpus > 0 && !names.count(flavor) && flavor.starts_with(kFlavorPrefix)) {
-                // A flavor name is a DNS-1123 label, which partition_flavor() keeps as it is.
                 names.insert(flavor);
-                covered.push_back({flavor.substr(std::string(kFlavorPrefix).size()), 0, 0});
+                covered.push_back({flavor_partition_name(flavor, seen), 0, 0});
             }
     std::sort(covered.begin(), covered.end(), [](auto& a, auto& b) { return a.name < b.name; });
     return covered;
@@ -219,6 +226,12 @@ std::vector<std::string> managed_collections(Backend backend) {
 }
 
 std::string unlimited_quota(const std::string& resource) { return resource == "cpu" ? "1M" : "1Pi"; }
+
+std::string flavor_partition(const nlohmann::json& resource_flavor) {
+    const auto meta = resource_flavor.value("metadata", nlohmann::json::object());
+    const auto labels = meta.value("labels", nlohmann::json::object());
+    return labels.value(kPartitionLabel, "");
+}
 
 std::string group_queue_name(const QuotaGroup& group) { return "fairway-" + group.name; }
 

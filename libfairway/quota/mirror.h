@@ -21,6 +21,8 @@ inline constexpr const char* kTermAnnotation = "fairway.io/term";
 // The label naming the bridge that made an object (kubernetes.owner): a bridge writes and deletes
 // only its own objects.
 inline constexpr const char* kOwnerLabel = "fairway.io/owner";
+// The label naming the Slurm partition a ResourceFlavor stands for.
+inline constexpr const char* kPartitionLabel = "fairway.io/slurm-partition";
 // The label naming the quota group an object belongs to.
 inline constexpr const char* kGroupLabel = "fairway.io/group";
 // Kueue v1beta1 allows at most 64 flavors in a resource group: a ClusterQueue covers the 64
@@ -48,6 +50,8 @@ std::vector<std::string> managed_collections(Backend backend);
 // names `owner`; or it has none (made before bridges marked their owner) and `owner` is the default
 // identity, which adopts it (its next apply adds the label). Any other object is another bridge's.
 bool owned_by(const nlohmann::json& object, const std::string& owner);
+// The partition a ResourceFlavor stands for (its kPartitionLabel); empty when it names none.
+std::string flavor_partition(const nlohmann::json& resource_flavor);
 
 // Name of the group's queue (ClusterQueue or Volcano Queue).
 std::string group_queue_name(const QuotaGroup& group);
@@ -61,6 +65,10 @@ struct QueueFlavors {
     // The resource groups not covering the GPU: an admin's, kept as read. resourceGroups is an
     // atomic list, so the bridge's forced apply replaces it whole: what it leaves out is wiped.
     nlohmann::json kept_groups = nlohmann::json::array();
+    // The partition each flavor stands for, as its ResourceFlavor's kPartitionLabel says: a flavor
+    // whose partition Slurm no longer lists keeps that partition's node labels, and a hashed flavor
+    // name (partition_flavor) cannot be turned back into the partition's name.
+    std::map<std::string, std::string> partitions = {};
 };
 
 // The nominalQuota written for a covered resource configured `unlimited`: Kueue has no unlimited

@@ -188,6 +188,35 @@ TEST(Mirror, AFlavorWithReservationsOutlivesItsPartition) {
     EXPECT_TRUE(find(objects, "ResourceFlavor", "slurm-gone")) << "the queue's flavor must keep existing";
 }
 
+// A partition name Kubernetes refuses gets a hashed flavor name, which cannot be turned back into
+// the partition's: once Slurm no longer lists it, the flavor's node labels still name the partition
+// its ResourceFlavor says it stands for, and its configured node labels still apply.
+TEST(Mirror, AHashedFlavorOutlivingItsPartitionKeepsThePartitionsNodeLabels) {
+    BridgeConfig config = two_groups(Backend::kueue);
+    config.partitions["gpu_B200"].node_labels = {{"gpu.example/model", "b200"}};
+    const std::string a100 = partition_flavor("gpu_A100"), b200 = partition_flavor("gpu_B200");
+    QueueFlavors seen;
+    seen.nominal = {{a100, 2}, {b200, 2}};
+    seen.reserved = {{a100, 1}, {b200, 1}};
+    seen.partitions = {{a100, "gpu_A100"}, {b200, "gpu_B200"}};
+    auto objects = desired_objects(config, {{"a", 16, 1}}, {{"physics", 6}}, {{"physics", seen}});
+    const auto* kept = find(objects, "ResourceFlavor", a100);
+    ASSERT_TRUE(kept);
+    EXPECT_EQ(kept->body["spec"]["nodeLabels"], json({{config.kubernetes.partition_label, "gpu_A100"}}));
+    EXPECT_EQ(kept->body["metadata"]["labels"][kPartitionLabel], "gpu_A100");
+    const auto* configured = find(objects, "ResourceFlavor", b200);
+    ASSERT_TRUE(configured);
+    EXPECT_EQ(configured->body["spec"]["nodeLabels"], json({{"gpu.example/model", "b200"}}));
+}
+
+TEST(Mirror, AFlavorNamesThePartitionItStandsFor) {
+    auto objects = desired_objects(two_groups(Backend::kueue), {{"gpu_A100", 8, 1}}, {{"physics", 6}});
+    const auto* flavor = find(objects, "ResourceFlavor", partition_flavor("gpu_A100"));
+    ASSERT_TRUE(flavor);
+    EXPECT_EQ(flavor_partition(flavor->body), "gpu_A100");
+    EXPECT_EQ(flavor_partition(json::object()), "");
+}
+
 struct SplitCase {
     long limit;
     std::vector<long> used;
