@@ -39,6 +39,40 @@ bridge_pid= player_pid= work=
 bridge_start() { "$bridge" --config "$work/bridge.yaml" >>"$work/log" 2>&1 & bridge_pid=$!; }
 bridge_kill9() { kill -9 "$bridge_pid"; wait "$bridge_pid" 2>/dev/null; bridge_pid=; }
 
+# ---- Two bridges started at once (t-bridge-lease, t-bridge-faults) ----
+# After bridge_pair, bridge_workload_begin starts two bridges at the same instant, a and b, logging
+# to $work/log.a and $work/log.b; $work/log is a's until one_leader points it at the leader's. The
+# test then traps bridge_pair_cleanup on EXIT.
+pid_a= pid_b=
+bridge_pair() {
+    bridge_start() {
+        "$bridge" --config "$work/bridge.yaml" >>"$work/log.a" 2>&1 & pid_a=$!
+        "$bridge" --config "$work/bridge.yaml" >>"$work/log.b" 2>&1 & pid_b=$!
+        ln -sf log.a "$work/log"
+        bridge_pid=
+    }
+}
+bridge_pair_cleanup() { for p in $pid_a $pid_b; do kill "$p" 2>/dev/null; done; bridge_workload_cleanup; }
+tails() { tail -n 4 "$work/log.a" "$work/log.b" 2>&1; }
+writes_of() { awk '/msg=cycle / { for (i = 1; i <= NF; i++) if ($i ~ /^writes=/) { sub("writes=", "", $i); n += $i } } END { print n + 0 }' "$1"; }
+acquired() { grep -c 'msg="lease acquired"' "$1"; }
+holder() { kubectl -n fairway-system get lease fairway-bridge -o jsonpath='{.spec.holderIdentity}'; }
+log_of() { [ "$1" = "$pid_a" ] && echo "$work/log.a" || echo "$work/log.b"; }
+# Exactly one of the pair acquired the lease and wrote; the other wrote nothing and says who leads.
+# Sets leader and follower (pids), llog and flog (their logs), and points $work/log at llog.
+one_leader() {
+    note "two bridges started at once: writes a=$(writes_of "$work/log.a") b=$(writes_of "$work/log.b")," \
+        "lease acquired a=$(acquired "$work/log.a") b=$(acquired "$work/log.b"), holder $(holder)"
+    expect_eq "$(($(acquired "$work/log.a") + $(acquired "$work/log.b")))" 1 "exactly one bridge acquired the lease"
+    if [ "$(acquired "$work/log.a")" = 1 ]; then leader=$pid_a follower=$pid_b; else leader=$pid_b follower=$pid_a; fi
+    llog=$(log_of "$leader") flog=$(log_of "$follower")
+    [ "$(writes_of "$llog")" -gt 0 ] || fail "the leader wrote nothing"
+    expect_eq "$(writes_of "$flog")" 0 "writes by the standby bridge"
+    grep -q 'msg="lease held by another bridge; standing by"' "$flog" || fail "the standby did not say who leads"
+    expect_match "$(holder)" "_$leader\$" "the Lease names the leader"
+    ln -sf "$(basename "$llog")" "$work/log"
+}
+
 bridge_workload_cleanup() {
     [ -n "$player_pid" ] && kill "$player_pid" 2>/dev/null
     [ -n "$bridge_pid" ] && kill "$bridge_pid" 2>/dev/null
@@ -79,7 +113,7 @@ groups:
 YAML
     bridge_start
     wait_for 60 "the ClusterQueue to get a quota" kube_has_quota || fail "no quota for Kubernetes: $(tail -n 5 "$work/log")"
-    echo 0 >"$work/demand"; echo 0 >"$work/kube_used"; echo 0 >"$work/samples"
+    echo 0 >"$work/demand"; echo 0 >"$work/kube_used"; echo 0 >"$work/samples"; echo "$Q" >"$work/quota"
     play_kueue &
     player_pid=$!
 }
@@ -152,6 +186,16 @@ YAML
 # admitting by the old quotas and reporting the old generation, as a slow controller would.
 kueue_lag_begin() { touch "$work/kueue_lagging"; }
 kueue_lag_end() { rm -f "$work/kueue_lagging"; }
+# What Kubernetes may hold, flavor by flavor, as Kueue enforces it (each flavor its quota, or its
+# use where that is above): with Slurm's use, sampled against the quota in $work/quota as
+# "slurm kubernetes-holdable quota" lines in $work/flavor_samples. Only while $work/sample_flavors
+# exists. Sound as sampled: the bridge raises Slurm only once the status shows the decrease in
+# force, which the player writes in a later loop than the one that read the quota before it.
+sample_flavors() {  # Slurm use $1, per-flavor use JSON $2, the ClusterQueue enforced $3
+    echo "$1 $(echo "$3" | jq --argjson use "$2" '[.spec.resourceGroups[0].flavors[]
+        | [($use[.name] // 0), ([.resources[] | select(.name == "nvidia.com/gpu") | .nominalQuota | tonumber] | add)] | max]
+        | add // 0') $(cat "$work/quota")" >>"$work/flavor_samples"
+}
 play_kueue() {
     local use='{}' next shown_use='{}' shown_pending=-1 shown_gen=0 shown_wl=-1 samples=0 shown=0 pending want s token cq enforced='' gen=0
     token=$(token_in "$KUBECONFIG")
@@ -173,7 +217,8 @@ play_kueue() {
         fi
         if s=$(slurm_used) && [ -n "$s" ]; then
             samples=$((samples + 1)); echo "$samples" >"$work/samples"
-            [ $((s + shown)) -le $Q ] || echo "slurm=$s kube=$shown at $(date +%T.%N)" >>"$work/violations"
+            [ $((s + shown)) -le "$(cat "$work/quota")" ] || echo "slurm=$s kube=$shown at $(date +%T.%N)" >>"$work/violations"
+            [ -e "$work/sample_flavors" ] && sample_flavors "$s" "$shown_use" "$enforced"
         fi
         echo "$shown" >"$work/kube_used"
         sleep 0.2

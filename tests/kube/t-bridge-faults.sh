@@ -1,6 +1,10 @@
 #!/bin/bash
 # The shared-quota invariant (see t-bridge-invariant.sh) under the faults that test does not inject:
-# etcd stopped and started under the apiserver, a slurmctld restart, a conflict storm (another writer
+# two bridges started at once (one leads, the other writes nothing); Kubernetes' use on both flavors
+# (partitions debug and gpu) while the group's quota is lowered from 6 to 4 and raised back, with
+# the invariant also sampled flavor by flavor (Slurm's use + what Kubernetes may hold on each
+# flavor, max(use, quota), <= Q, once the lowered quota is in force and use is within it; before,
+# the old one); etcd stopped and started under the apiserver, a slurmctld restart, a conflict storm (another writer
 # zeroing the ClusterQueue's quota, stripping its managed-by label, and racing it with resourceVersion-conditional writes),
 # and an admin raising the ClusterQueue's quota and the account's GrpTRES by hand. After each
 # fault the demand moves, and the bridge must converge (both sides read, limits adding up to Q)
@@ -9,12 +13,63 @@
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/kube/bridge-lib.sh"
 
+bridge_pair
 bridge_workload_begin tbfaults t-faults 6
+trap bridge_pair_cleanup EXIT
 kube_reaches() { [ "$(kube_used)" -ge "$1" ]; }
 slurm_reaches() { [ "$(slurm_used)" -ge "$1" ]; }
 
 submit_slurm_jobs 4 15
 set_kube_demand 3
+wait_for 60 "both clusters to use GPUs" both_busy || fail "no sharing: slurm=$(slurm_used) kube=$(kube_used); $(tails)"
+one_leader
+
+# Use on two flavors and a quota decrease. Kubernetes takes all 6 once Slurm's jobs end: the player
+# fills the first flavor's quota, then the second's.
+wait_for 60 "Slurm's jobs to end" slurm_jobs_done || fail "Slurm jobs stuck: $(squeue -A "$BT_ACCOUNT")"
+set_kube_demand 6
+wait_for 60 "Kubernetes to use all 6" kube_reaches 6 || fail "Kubernetes stuck at $(kube_used) of 6"
+flavor_use() { kubectl get clusterqueue "fairway-$BT_ACCOUNT" -o json | jq -c '[.status.flavorsReservation[] | .resources[0].total | tonumber]'; }
+used_flavors=$(kubectl get clusterqueue "fairway-$BT_ACCOUNT" -o json | jq '[.status.flavorsReservation[] | select((.resources[0].total | tonumber) > 0)] | length')
+expect_eq "$used_flavors" 2 "flavors Kubernetes uses ($(flavor_use))"
+# The quota drops to 4 (both bridges reload) while Kubernetes still wants 4 and Slurm 2 more: use
+# above the new quota runs on, so the samples keep the old quota until use is within the new one.
+touch "$work/sample_flavors"
+sed -i 's/gpus: 6}/gpus: 4}/' "$work/bridge.yaml"
+kill -HUP "$pid_a" "$pid_b"
+set_kube_demand 4
+submit_slurm_jobs 2 20
+Q=4
+await_convergence "the quota lowered to 4 (use $(flavor_use) on the flavors)"
+within_quota() { [ $(($(slurm_used) + $(kube_used))) -le 4 ]; }
+wait_for 60 "use within the lowered quota" within_quota || fail "use stays at slurm=$(slurm_used) kube=$(kube_used)"
+lowered_from=$(wc -l <"$work/flavor_samples")
+echo 4 >"$work/quota"
+set_kube_demand 2
+wait_for 60 "Slurm to use the 2 GPUs Kubernetes gave back" slurm_reaches 2 || fail "Slurm stuck at $(slurm_used) of 2"
+await_convergence "Kubernetes giving back 2 under the lowered quota"
+over=$(tail -n +"$((lowered_from + 1))" "$work/flavor_samples" | awk '$1 + $2 > $3' | head -n 3)
+[ -z "$over" ] || fail "Slurm's use + what Kubernetes may hold on its flavors above the lowered quota: $over"
+note "quota lowered to 4 with use on both flavors: $(($(wc -l <"$work/flavor_samples") - lowered_from)) per-flavor samples within it"
+# And raised back to 6, with Kubernetes asking for more: it gets the 2 new GPUs.
+wait_for 60 "Slurm's jobs to end" slurm_jobs_done || fail "Slurm jobs stuck: $(squeue -A "$BT_ACCOUNT")"
+sed -i 's/gpus: 4}/gpus: 6}/' "$work/bridge.yaml"
+kill -HUP "$pid_a" "$pid_b"
+Q=6
+echo 6 >"$work/quota"
+set_kube_demand 6
+await_convergence "the quota raised back to 6"
+wait_for 60 "Kubernetes to use the raised quota" kube_reaches 6 || fail "Kubernetes stuck at $(kube_used) of 6"
+over=$(awk '$1 + $2 > $3' "$work/flavor_samples" | head -n 3)
+[ -z "$over" ] || fail "Slurm's use + what Kubernetes may hold on its flavors above the quota: $over"
+rm "$work/sample_flavors"
+expect_eq "$(writes_of "$flog")" 0 "writes by the standby bridge"
+# The rest runs with the leader alone: a fault may move the lease, and the test reads one log.
+kill -TERM "$follower"; wait "$follower" 2>/dev/null
+[ "$follower" = "$pid_a" ] && pid_a= || pid_b=
+bridge_pid=$leader
+set_kube_demand 3
+submit_slurm_jobs 4 15
 wait_for 60 "both clusters to use GPUs" both_busy || fail "no sharing: slurm=$(slurm_used) kube=$(kube_used)"
 
 # Fault 1: etcd goes away under the apiserver, long enough for the bridge to fail a read, and comes

@@ -14,25 +14,10 @@
 . "$FAIRWAY_SRC/tests/kube/bridge-lib.sh"
 
 lease_duration=4 retry_period=1
-pid_a= pid_b=
-# bridge_workload_begin starts "the bridge" through bridge_start: here, two at the same instant.
-# A failure while they start shows both logs' tails ($work/log is A's until the end).
-bridge_start() {
-    "$bridge" --config "$work/bridge.yaml" >>"$work/log.a" 2>&1 & pid_a=$!
-    "$bridge" --config "$work/bridge.yaml" >>"$work/log.b" 2>&1 & pid_b=$!
-    ln -sf log.a "$work/log"
-    bridge_pid=
-}
-tails() { tail -n 4 "$work/log.a" "$work/log.b" 2>&1; }
-lease_cleanup() { for p in $pid_a $pid_b; do kill "$p" 2>/dev/null; done; bridge_workload_cleanup; }
-
+bridge_pair
 bridge_workload_begin tlease t-lease 6
-trap lease_cleanup EXIT
+trap bridge_pair_cleanup EXIT
 
-writes_of() { awk '/msg=cycle / { for (i = 1; i <= NF; i++) if ($i ~ /^writes=/) { sub("writes=", "", $i); n += $i } } END { print n + 0 }' "$1"; }
-acquired() { grep -c 'msg="lease acquired"' "$1"; }
-holder() { kubectl -n fairway-system get lease fairway-bridge -o jsonpath='{.spec.holderIdentity}'; }
-log_of() { [ "$1" = "$pid_a" ] && echo "$work/log.a" || echo "$work/log.b"; }
 # fairway_bridge_leader of the bridge whose log is $1: 1 while it holds the lease and may write.
 leader_gauge() {
     curl -s "http://127.0.0.1:$(sed -n 's/.*msg=started .*metrics_port=\([0-9]*\).*/\1/p' "$1" | head -n 1)/metrics" |
@@ -47,15 +32,7 @@ wait_for 60 "both clusters to use GPUs" both_busy || fail "no sharing: slurm=$(s
 set_kube_demand 1
 sleep 5
 
-wa=$(writes_of "$work/log.a") wb=$(writes_of "$work/log.b")
-note "two bridges started at once: writes a=$wa b=$wb, lease acquired a=$(acquired "$work/log.a") b=$(acquired "$work/log.b"), holder $(holder)"
-if [ "$(acquired "$work/log.a")" = 1 ]; then leader=$pid_a follower=$pid_b flog=$work/log.b lw=$wa fw=$wb
-else leader=$pid_b follower=$pid_a flog=$work/log.a lw=$wb fw=$wa; fi
-expect_eq "$(($(acquired "$work/log.a") + $(acquired "$work/log.b")))" 1 "exactly one bridge acquired the lease"
-[ "$lw" -gt 0 ] || fail "the leader wrote nothing"
-expect_eq "$fw" 0 "writes by the standby bridge"
-grep -q 'msg="lease held by another bridge; standing by"' "$flog" || fail "the standby did not say who leads"
-expect_match "$(holder)" "_$leader\$" "the Lease names the leader"
+one_leader
 
 note "--once beside the leading daemon"
 out=$("$bridge" --config "$work/bridge.yaml" --once 2>&1); rc=$?
