@@ -4,7 +4,8 @@
 # its queued end some seconds later; a rebuild in between must not charge the job as if it still
 # ran (1: slurmctld stays up, a reconfigure asks for the rebuild), nor forget a job accounting has
 # not heard of yet (2: slurmctld restarts without fairway's state). Either way the usage matches
-# accounting, once the end has arrived, within one calc period of the job's charge.
+# accounting, once the end has arrived, within one calc period of the job's charge. fairway-report,
+# made just after slurmdbd returned, counts the job or says that its totals are provisional.
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
@@ -53,12 +54,33 @@ expect_usage_as_recorded() {
         fail "$1's RawUsage $have after the rebuild is not within $allowed of accounting's $want"
 }
 
+# report_at_once USER: fairway-report just after slurmdbd returned, while the job's start and end
+# may still be queued; USER's RawUsage in it and its notes are kept for
+# expect_report_counted_or_provisional.
+report_notes=$(mktemp)
+report_at_once() {
+    at_once_usage=$("$FAIRWAY_BUILD/tools/fairway-report" --parsable --noheader 2>"$report_notes" | awk -F'|' -v u="$1" '$2 == u { print $5; exit }')
+    at_once_record=$(recorded_times "$job")
+}
+# expect_report_counted_or_provisional USER: the report cannot count what accounting had not
+# stored yet, so it either counted the job (at most one calc period short of accounting, now that
+# the end is stored) or said that its totals were provisional.
+expect_report_counted_or_provisional() {
+    local recorded
+    recorded=$(recorded_usage "$1")
+    note "fairway-report just after slurmdbd returned (job $job in accounting: ${at_once_record:-no record}): $1's RawUsage ${at_once_usage:-none}, accounting now $recorded; $(tr '\n' ' ' <"$report_notes")"
+    awk -v a="${at_once_usage:-0}" -v b="$recorded" -v s="$allowed" 'BEGIN { exit !(b - a <= s) }' ||
+        grep -qF "the totals are provisional" "$report_notes" ||
+        fail "fairway-report showed $1's RawUsage ${at_once_usage:-none} (accounting: $recorded) and did not say it was provisional"
+}
+
 # 1. slurmctld stays up: the rebuild reads the job's start, not yet its end. Whether the start
 # comes first is up to slurmctld's two senders (the thread that sends starts tries every 5 s, the
 # queue's agent waits 10 s after a failure), so the outage is repeated until it does (on 22.05).
 for attempt in 1 2 3 4; do
     job=$(job_while_dbd_away alice)
     start_dbd
+    report_at_once alice
     wait_for 30 "accounting to have job $job's start" eval 'start_recorded_without_end "$job" || end_recorded "$job"'
     start_recorded_without_end "$job" && break
     note "attempt $attempt: job $job's start and end reached accounting together"
@@ -86,6 +108,7 @@ wait_for 30 "the usage to be rebuilt from accounting" rebuilt_after "$before" ||
     fail "no rebuild logged: $(log_after "$before" | grep fairway | tr '\n' ';')"
 note "job $job at the rebuild: $(recorded_times "$job") in accounting; $(log_after "$before" | grep -F 'read the usage of' | sed 's/.*priority/priority/')"
 expect_usage_as_recorded alice "$job" "$before"
+expect_report_counted_or_provisional alice
 
 # 2. slurmctld restarts just after slurmdbd, without fairway's state: the rebuild comes before
 # any news of the job reaches accounting.
@@ -95,7 +118,10 @@ stop_ctld TERM
 rm -f "$STATE_FILE"
 start_dbd
 "$CLUSTER" restart-ctld >/dev/null || fail "cluster restart-ctld failed"
+report_at_once bob
 wait_for 30 "the usage to be rebuilt from accounting" eval 'ctld_log_has "usage rebuilt from accounting" && state_newer_than_start' ||
     fail "no rebuild logged: $(slurmctld_log_since_start | grep fairway | tr '\n' ';')"
 note "$(slurmctld_log_since_start | grep -F 'read the usage of' | sed 's/.*priority/priority/' | tr '\n' ';')"
 expect_usage_as_recorded bob "$job" "$before"
+expect_report_counted_or_provisional bob
+rm -f "$report_notes"

@@ -61,21 +61,28 @@ void ControllerView::ask_slurmctld() {
     }
     started_ = from_unix_seconds(conf->boot_time);
     slurm_free_ctl_conf(conf);
+    // Accounting lacks what is queued (the plugin's rebuild is then provisional): a record slurmctld
+    // no longer holds is charged nothing beyond what accounting vouches for, as the plugin charges it
+    // before it has seen the queue empty.
+    if (queued_for_slurmdbd() > 0) complete_until_ = from_unix_seconds(0);
+}
+
+// Asked before accounting is read: what was stored by then is in the records read after.
+std::uint32_t ControllerView::queued_for_slurmdbd() {
+    if (queued_) return *queued_;
+    queued_ = 0;
     stats_info_request_msg_t request{};
     request.command_id = STAT_COMMAND_GET;
     stats_info_response_msg_t* stats = nullptr;
     // A queue that cannot be read is taken as empty, as the plugin takes it.
-    if (slurm_get_statistics(&stats, &request) != SLURM_SUCCESS || !stats) return;
-    // Accounting lacks what is queued (the plugin's rebuild is then provisional): a record slurmctld
-    // no longer holds is charged nothing beyond what accounting vouches for, as the plugin charges it
-    // before it has seen the queue empty.
-    if (stats->dbd_agent_queue_size > 0) {
-        complete_until_ = from_unix_seconds(0);
-        note("slurmctld has " + std::to_string(stats->dbd_agent_queue_size) +
-             " records queued for slurmdbd (sdiag): a job it no longer holds whose end is among them is counted "
-             "once they are stored");
-    }
+    if (slurm_get_statistics(&stats, &request) != SLURM_SUCCESS || !stats) return *queued_;
+    queued_ = stats->dbd_agent_queue_size;
     slurm_free_stats_response_msg(stats);
+    if (*queued_ > 0)
+        note("slurmctld has " + std::to_string(*queued_) +
+             " records queued for slurmdbd (sdiag): the totals are provisional, since a job whose start or end "
+             "is among them is missing or counted short until they are stored");
+    return *queued_;
 }
 
 bool ControllerView::load_jobs() {

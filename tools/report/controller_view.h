@@ -5,6 +5,7 @@
 // accounting alone would not: after a reset, while an end is still queued, for a runaway record.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -26,6 +27,9 @@ public:
     explicit ControllerView(fairshare::TimePoint now) : now_(now) {}
     // The part of `run` to charge at now, nothing before `since` (fairshare::span_to_charge).
     std::optional<fairshare::ChargeSpan> span_to_charge(const fairshare::RecordedRun& run, fairshare::TimePoint since);
+    // How many records slurmctld has queued for slurmdbd (sdiag), asked once; a note on stderr when
+    // some are: accounting lacks them, so the report is provisional. 0 when slurmctld does not say.
+    std::uint32_t queued_for_slurmdbd();
 
 private:
     void ask_slurmctld();
@@ -37,6 +41,7 @@ private:
     fairshare::TimePoint started_ = now_;
     fairshare::TimePoint complete_until_ = now_;
     std::map<fairshare::RunId, fairshare::LiveRun> held_;
+    std::optional<std::uint32_t> queued_;
 };
 
 }  // namespace fairway::report

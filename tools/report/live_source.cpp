@@ -511,6 +511,7 @@ void load_live(const Options& options, ReportModel& model) {
     const TimePoint now = ctx.header.settings.now;
     Charging charging{ControllerView(now), usage_resets(), query_start(ctx.header.settings)};
     ctx.on_job = [&](const AccountedJob& job) { charge_job(ctx, charging, model, job); };
+    charging.controller.queued_for_slurmdbd();
     AccountingQuery query{query_start(ctx.header.settings), ctx.header.settings.now, options.use_sacct, options.sacct};
     load_accounting(ctx, query, [&](const InputHeader& header) { model.begin(header); });
     model.finish(ctx.header.settings);
