@@ -8,10 +8,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <unordered_map>
 
 #include "common/error.h"
-#include "priority/adapter.h"
+#include "priority/calc_pass.h"
+#include "priority/list_walk.h"
 #include "priority/slurm_api.h"
 
 namespace fairway::priority {
@@ -86,17 +86,15 @@ void move_aside(const std::string& spool, const std::string& name) {
 }
 
 // assoc_mgr's "account" and "account/user" names -> association ids. Caller holds the assoc read lock.
-std::unordered_map<std::string, fairshare::AssocId> association_ids() {
-    std::unordered_map<std::string, fairshare::AssocId> ids;
+AssociationIds association_ids() {
+    AssociationIds ids;
     if (!assoc_mgr_assoc_list) return ids;
-    list_itr_t* it = list_iterator_create(assoc_mgr_assoc_list);
-    while (auto* assoc = static_cast<slurmdb_assoc_rec_t*>(list_next(it))) {
-        if (!assoc->acct) continue;
+    walk_list<slurmdb_assoc_rec_t>(assoc_mgr_assoc_list, "associations' names", [&](const slurmdb_assoc_rec_t* assoc) {
+        if (!assoc->acct) return;
         const bool user = assoc->user && *assoc->user;
-        if (user && assoc->partition && *assoc->partition) continue;  // a partition's association: not named
+        if (user && assoc->partition && *assoc->partition) return;  // a partition's association: not named
         ids.emplace(user ? std::string(assoc->acct) + "/" + assoc->user : std::string(assoc->acct), assoc->id);
-    }
-    list_iterator_destroy(it);
+    });
     return ids;
 }
 
@@ -127,32 +125,31 @@ SpoolReading read_new_records(const std::string& spool, uid_t owner, const fairs
 // Reads the spool with no lock, resolves associations under assoc_mgr's read lock, charges under
 // the adapter's mutex; the pass's later steps advance and publish the book, and step 6 saves the
 // usage with its watermarks in one atomic write.
-void Adapter::ingest_external_usage(const Settings& settings, time_t now) {
+void CalcPass::ingest_external_usage(const Settings& settings, time_t now) {
     fairshare::DeliveryWatermarks watermarks;
     {
-        std::lock_guard<std::mutex> lock(state_mutex_);
-        if (!book_) return;
-        watermarks = book_->delivered();
+        const auto state = state_.usage.lock();
+        if (!state->book) return;
+        watermarks = state->book->delivered();
     }
     SpoolReading reading =
         read_new_records(usage_spool_dir(settings.state_file), slurm_conf.slurm_user_id, watermarks, now);
     external_refused_ += reading.refused;
     if (reading.records.empty()) return;
-    std::unordered_map<std::string, fairshare::AssocId> ids;
+    AssociationIds ids;
     {
         AssocMgrLock assoc({.assoc = READ_LOCK});
         ids = association_ids();
     }
-    std::lock_guard<std::mutex> lock(state_mutex_);
-    if (!book_) return;
-    for (const fairshare::UsageRecord& record : reading.records) charge_record(record, ids);
+    const auto state = state_.usage.lock();
+    if (!state->book) return;
+    for (const fairshare::UsageRecord& record : reading.records) charge_record(*state, record, ids);
 }
 
-// Caller holds state_mutex_.
-void Adapter::charge_record(const fairshare::UsageRecord& record,
-                            const std::unordered_map<std::string, fairshare::AssocId>& ids) {
+void CalcPass::charge_record(UsageState& usage_state, const fairshare::UsageRecord& record, const AssociationIds& ids) {
+    fairshare::UsageBook& book = *usage_state.book;
     const std::string file = fairshare::usage_record_name(record.source, record.sequence);
-    if (!fairshare::record_is_new({record.source, record.sequence}, book_->delivered())) return;
+    if (!fairshare::record_is_new({record.source, record.sequence}, book.delivered())) return;
     for (const fairshare::ExternalCharge& charge : record.charges) {
         const auto id = ids.find(charge.association());
         if (id == ids.end()) {
@@ -162,17 +159,17 @@ void Adapter::charge_record(const fairshare::UsageRecord& record,
             continue;
         }
         try {
-            book_->charge_span(fairshare::UsageOwners{id->second, {}},
-                               fairshare::UsageRates{.billing = charge.billing_rate, .wall = 0, .tres = {}},
-                               charge.start, charge.end);
+            book.charge_span(fairshare::UsageOwners{id->second, {}},
+                             fairshare::UsageRates{.billing = charge.billing_rate, .wall = 0, .tres = {}}, charge.start,
+                             charge.end);
             ++external_charged_;
         } catch (const InputError& e) {
             error("priority/fairway: usage record %s line %d refused: %s", file.c_str(), charge.line, e.what());
             ++external_refused_;
         }
     }
-    book_->set_delivered(record.source, record.sequence);
-    book_changed_ = true;
+    book.set_delivered(record.source, record.sequence);
+    usage_state.book_changed = true;
     log_flag(PRIO, "priority/fairway: usage record %s charged (%zu charges)", file.c_str(), record.charges.size());
 }
 

@@ -5,18 +5,22 @@
 //
 // A pass reads the records above the book's watermarks with no lock held (read_new_records), then
 // resolves their associations under assoc_mgr's assoc read lock and charges them, moving the
-// watermarks, under the adapter's mutex (Adapter::ingest_external_usage). A refused record is logged
-// once with its name and reason, moved to `fairway_usage/refused/` and counted; the records charged
-// stay in the spool (the bridge prunes them once they left the window), so a rebuilt book, which
-// starts with no watermarks, charges them again, once.
+// watermarks, under the adapter's mutex (CalcPass::ingest_external_usage, in step 1 of the pass).
+// A refused record is logged once with its name and reason, moved to `fairway_usage/refused/` and
+// counted; the records charged stay in the spool (the bridge prunes them once they left the
+// window), so a rebuilt book, which starts with no watermarks, charges them again, once.
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "fairshare/usage_records.h"
 
 namespace fairway::priority {
+
+// assoc_mgr's association names ("account", "account/user"), as usage records name them -> ids.
+using AssociationIds = std::unordered_map<std::string, fairshare::AssocId>;
 
 // The spool beside the state file.
 std::string usage_spool_dir(const std::string& state_file);

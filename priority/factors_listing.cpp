@@ -12,15 +12,8 @@
 namespace fairway::priority {
 namespace {
 
-template <typename T>
-bool list_holds(list_t* list, T wanted) {
-    if (!list) return true;  // no filter
-    list_itr_t* it = list_iterator_create(list);
-    bool found = false;
-    while (auto* item = static_cast<T*>(list_next(it))) found = found || *item == wanted;
-    list_iterator_destroy(it);
-    return found;
-}
+// A filter of sprio's: null for none.
+bool passes(list_t* filter, uint32_t value, const char* what) { return !filter || list_holds(filter, value, what); }
 
 bool partition_wanted(list_t* wanted, part_record_t* partition) {
     if (!wanted) return true;
@@ -28,13 +21,13 @@ bool partition_wanted(list_t* wanted, part_record_t* partition) {
         wanted, [](void* item, void* key) { return item == key ? 1 : 0; }, partition);
 }
 
-list_t* partitions_named(const char* names, const SlurmctldSymbols& symbols) {
+OwnedList partitions_named(const char* names, const SlurmctldSymbols& symbols) {
     if (!names) return nullptr;
-    list_t* found = list_create(nullptr);
+    OwnedList found(list_create(nullptr));
     char* copy = xstrdup(names);
     char* save = nullptr;
     for (char* name = strtok_r(copy, ",", &save); name; name = strtok_r(nullptr, ",", &save)) {
-        if (part_record_t* partition = symbols.find_part(name)) list_append(found, partition);
+        if (part_record_t* partition = symbols.find_part(name)) list_append(found.get(), partition);
     }
     xfree(copy);
     return found;
@@ -78,23 +71,22 @@ void append_factors(job_record_t* job, list_t* wanted_partitions, JobPrioritizer
             list_append(out, factors_of(job, job->part_ptr, ages));
         return;
     }
-    list_itr_t* parts = list_iterator_create(job->part_ptr_list);
-    while (auto* partition = static_cast<part_record_t*>(list_next(parts))) {
-        if (!partition_wanted(wanted_partitions, partition)) continue;
+    walk_list<part_record_t>(job->part_ptr_list, "sprio listing's partitions", [&](part_record_t* partition) {
+        if (!partition_wanted(wanted_partitions, partition)) return;
         priority_factors_object_t* factors = factors_of(job, partition, ages);
         if (compat::JobFactors* listed = compat::listed_factors(factors))
             prioritizer.factors_in_partition(job, partition, now, listed);
         list_append(out, factors);
-    }
-    list_iterator_destroy(parts);
+    });
 }
 
 }  // namespace
 
 bool Adapter::may_see_job(const job_record_t* job, uid_t uid) const {
-    if (!(slurm_conf.private_data & PRIVATE_DATA_JOBS) || job->user_id == uid || symbols_.is_operator(uid)) return true;
+    const SlurmctldSymbols& symbols = state_.env.symbols;
+    if (!(slurm_conf.private_data & PRIVATE_DATA_JOBS) || job->user_id == uid || symbols.is_operator(uid)) return true;
     if (slurm_mcs_get_privatedata() == 1) return mcs_g_check_mcs_label(uid, job->mcs_label, false) == 0;
-    return compat::is_account_coordinator(*symbols_.acct_db_conn, uid, job->account);
+    return compat::is_account_coordinator(*symbols.acct_db_conn, uid, job->account);
 }
 
 namespace {
@@ -133,39 +125,41 @@ struct ListingPrefetcher {
 // The locks Slurm does not hold for the listing (24.11 holds them all; taking assoc_mgr's again,
 // while a pass waits for them in their order, would deadlock).
 struct ListingLocks {
-    std::optional<SlurmctldLock> slurmctld;
+    std::optional<JobReadLock> jobs;
     std::optional<AssocMgrLock> qos;
+    JobReadLocked slurm_holds = JobReadLocked::held_by_slurm();  // the token when Slurm holds them
     explicit ListingLocks(const SlurmctldSymbols& symbols) {
         if (FAIRWAY_SPRIO_LISTING_LOCKED) return;
-        slurmctld.emplace(symbols, slurmctld_lock_t{.job = READ_LOCK, .part = READ_LOCK});
+        jobs.emplace(symbols);
         qos.emplace(assoc_mgr_lock_t{.qos = READ_LOCK});
     }
+    const JobReadLocked& token() const { return jobs ? jobs->token() : slurm_holds; }
 };
 
 list_t* Adapter::priority_factors(const SprioFilter& filter, uid_t uid) {
-    if (!in_slurmctld_) return nullptr;
-    const auto settings = current_settings();
-    JobPrioritizer prioritizer(settings, current_fair_share(), symbols_);
-    const ListingLocks locks(symbols_);
+    const SlurmctldSymbols& symbols = state_.env.symbols;
+    if (!state_.env.in_slurmctld) return nullptr;
+    const auto settings = state_.settings();
+    JobPrioritizer prioritizer(settings, state_.fair_share(), symbols);
+    const ListingLocks locks(symbols);
     const time_t now = time(nullptr);
-    list_t* wanted_partitions = partitions_named(filter.partitions, symbols_);
-    list_t* out = list_create(slurm_destroy_priority_factors_object);
+    const OwnedList wanted_partitions = partitions_named(filter.partitions, symbols);
+    OwnedList out(list_create(slurm_destroy_priority_factors_object));
     const ListingPrefetcher prefetcher{settings->accrue_always};
-    const AgesAsOf ages{settings->priority, ages_as_of_};
-    const auto jobs = list_items<job_record_t>(*symbols_.job_list, "sprio listing");
+    const AgesAsOf ages{settings->priority, state_.jobs.read(locks.token()).ages_as_of};
+    const auto jobs = list_items<job_record_t>(*symbols.job_list, "sprio listing");
     visit_prefetching(jobs, "sprio listing", prefetcher, [&](job_record_t* job) {
-        if (!listed_for_sprio(job, *settings, now) || !list_holds(filter.job_ids, job->job_id) ||
-            !list_holds(filter.user_ids, job->user_id) || !may_see_job(job, uid))
+        if (!listed_for_sprio(job, *settings, now) || !passes(filter.job_ids, job->job_id, "sprio's job ids") ||
+            !passes(filter.user_ids, job->user_id, "sprio's users") || !may_see_job(job, uid))
             return;
         try {
-            append_factors(job, wanted_partitions, prioritizer, ages, now, out);
+            append_factors(job, wanted_partitions.get(), prioritizer, ages, now, out.get());
         } catch (const InputError& e) {
             error("priority/fairway: priority factors of %pJ not listed: %s", job, e.what());
         }
     });
-    FREE_NULL_LIST(wanted_partitions);
-    if (!list_count(out)) FREE_NULL_LIST(out);
-    return out;
+    if (!list_count(out.get())) return nullptr;
+    return out.release();
 }
 
 }  // namespace fairway::priority

@@ -1,13 +1,12 @@
 #include "priority/job_prioritizer.h"
 
 #include <algorithm>
+#include <string>
 
 #include "priority/list_walk.h"
 
 namespace fairway::priority {
 namespace {
-
-fairshare::TimePoint time_point(time_t t) { return fairshare::TimePoint{Seconds{t}}; }
 
 uint32_t job_cpus(const job_record_t* job) {
     if (job->total_cpus) return job->total_cpus;
@@ -81,7 +80,7 @@ const JobPrioritizer::AssociationFacts& JobPrioritizer::association_facts(const 
 void JobPrioritizer::fill_job_facts(const job_record_t* job, time_t, bool with_association) {
     const compat::JobDetails* details = job->details;
     facts_.accrue_time.reset();
-    if (details->accrue_time) facts_.accrue_time = time_point(details->accrue_time);
+    if (details->accrue_time) facts_.accrue_time = fairshare::from_unix_seconds(details->accrue_time);
     const AssociationFacts association =
         (with_association && job->assoc_ptr) ? association_facts(job->assoc_ptr) : AssociationFacts{};
     facts_.fairshare_factor = association.fairshare_factor;
@@ -121,16 +120,15 @@ void JobPrioritizer::fill_partition_facts(job_record_t* job) {
     if (job->part_ptr_list) {
         // Same order as multifactor's priority_array: by partition PriorityTier.
         list_sort(job->part_ptr_list, priority_sort_part_tier);
-        list_itr_t* it = list_iterator_create(job->part_ptr_list);
-        while (auto* partition = static_cast<part_record_t*>(list_next(it))) add_partition(partition);
-        list_iterator_destroy(it);
+        walk_list<part_record_t>(job->part_ptr_list, "job's partitions",
+                                 [&](const part_record_t* partition) { add_partition(partition); });
     }
 }
 
 fairshare::JobPriority JobPrioritizer::compute(job_record_t* job, time_t now) {
     fill_job_facts(job, now);
     fill_partition_facts(job);
-    return fairshare::compute_job_priority(settings_->priority, cluster_, facts_, time_point(now));
+    return fairshare::compute_job_priority(settings_->priority, cluster_, facts_, fairshare::from_unix_seconds(now));
 }
 
 namespace {
@@ -176,7 +174,13 @@ bool JobPrioritizer::write_partition_priorities(job_record_t* job, const fairsha
     const size_t count = list_count(job->part_ptr_list);
     // partition_priority[0] is for job->part_ptr; the rest follow part_ptr_list's order.
     if (priority.partition_priority.size() != count + 1) return false;
-    uint32_t* stored = compat::partition_priorities(job, count);
+    uint32_t* stored = compat::partition_priorities(job, count, [job] {
+        std::string names;
+        walk_list<part_record_t>(job->part_ptr_list, "job's partition names", [&](const part_record_t* partition) {
+            names += (names.empty() ? "" : ",") + std::string(partition->name);
+        });
+        return names;
+    });
     if (!stored) return false;
     bool changed = false;
     for (size_t i = 0; i < count; ++i) {
@@ -193,7 +197,8 @@ bool JobPrioritizer::write_partition_priorities(job_record_t* job, const fairsha
 void JobPrioritizer::file_next_change(const job_record_t* job, const fairshare::JobPriority& priority, time_t now,
                                       fairshare::AgeCalendar* calendar) const {
     if (!calendar) return;
-    if (const auto due = fairshare::next_priority_change(settings_->priority, facts_, priority, time_point(now)))
+    if (const auto due =
+            fairshare::next_priority_change(settings_->priority, facts_, priority, fairshare::from_unix_seconds(now)))
         calendar->add(job->job_id, *due);
 }
 
@@ -228,7 +233,7 @@ void JobPrioritizer::factors_in_partition(job_record_t* job, part_record_t* part
     facts_partition_ = nullptr;
     add_partition(partition);
     const fairshare::JobPriority priority =
-        fairshare::compute_job_priority(settings_->priority, cluster_, facts_, time_point(now));
+        fairshare::compute_job_priority(settings_->priority, cluster_, facts_, fairshare::from_unix_seconds(now));
     out->priority_part = priority.weighted.partition;
     if (out->priority_tres && priority.weighted.tres.size() == out->tres_cnt)
         std::copy(priority.weighted.tres.begin(), priority.weighted.tres.end(), out->priority_tres);

@@ -1,4 +1,6 @@
-// Walks Slurm Lists. list_for_each takes the list's lock once for the whole walk (list_next takes
+// Walks Slurm Lists, the one way priority/ does: walk_list (or list_items, built on it), never a
+// list_itr_t loop, which an exception would leave with the list's lock held. Lists fairway creates
+// are held in an OwnedList. list_for_each takes the list's lock once for the whole walk (list_next takes
 // and releases it for every element: ~30% of a pass with 10,000 pending jobs).
 //
 // A pass over the job list is bound by memory, not arithmetic: each pending job costs about a dozen
@@ -10,6 +12,7 @@
 
 #include <cstddef>
 #include <exception>
+#include <memory>
 #include <vector>
 
 #include "priority/slurm_api.h"
@@ -38,6 +41,21 @@ void walk_list(list_t* list, const char* what, Visit&& visit) {
         },
         &context);
 }
+
+// Whether the list holds an element equal to `wanted` (a list of T).
+template <typename T>
+bool list_holds(list_t* list, const T& wanted, const char* what) {
+    bool found = false;
+    walk_list<T>(list, what, [&](const T* item) { found = found || *item == wanted; });
+    return found;
+}
+
+// A list fairway created (list_create, or filled by a Slurm call), destroyed with its elements
+// however the scope is left.
+struct ListDestroyer {
+    void operator()(list_t* list) const { FREE_NULL_LIST(list); }
+};
+using OwnedList = std::unique_ptr<list_t, ListDestroyer>;
 
 // Requests the cache line holding `address` (a hint: never faults, even on a bad address).
 inline void prefetch(const void* address) { __builtin_prefetch(address, 0, 3); }

@@ -3,8 +3,8 @@ slurmplugin_LTLIBRARIES += priority/priority_fairway.la
 priority_priority_fairway_la_SOURCES = \
 	priority/slurm_api.h priority/slurm_compat.h \
 	priority/plugin.cpp \
-	priority/adapter.cpp priority/adapter.h \
-	priority/calc_pass.cpp \
+	priority/adapter.cpp priority/adapter.h priority/adapter_state.cpp priority/adapter_state.h priority/guarded.h \
+	priority/calc_pass.cpp priority/calc_pass.h \
 	priority/factors_listing.cpp \
 	priority/association_sync.cpp priority/association_sync.h \
 	priority/job_charges.cpp priority/job_charges.h \

@@ -2,6 +2,7 @@
 // in priority/ that tests SLURM_VERSION_NUMBER. Everything else uses the names defined here.
 #pragma once
 
+#include <string>
 #include <type_traits>
 
 extern "C" {
@@ -133,8 +134,10 @@ inline JobFactors* listed_factors(priority_factors_object_t* entry) {
 // allocated on first use: job_ptr->priority_array in 22.05; in 24.11 job_ptr->part_prio, which also
 // names the partitions (as part_list_to_xstr does) for the schedulers and squeue.
 // Null where the adapter leaves them unset: in 24.11, a job with several QOS, whose array Slurm
-// indexes by partition and QOS (the schedulers then use the job's one priority).
-inline uint32_t* partition_priorities(job_record_t* job, size_t count) {
+// indexes by partition and QOS (the schedulers then use the job's one priority). names(): the
+// job's partitions' names, comma-separated, in the array's order (24.11 stores them with it).
+template <typename PartitionNames>
+uint32_t* partition_priorities(job_record_t* job, size_t count, const PartitionNames& names) {
 #if FAIRWAY_SLURM_AT_LEAST(23, 2)
     if (job->qos_list) return nullptr;
     if (!job->part_prio) job->part_prio = static_cast<priority_mult_t*>(xmalloc(sizeof(priority_mult_t)));
@@ -142,14 +145,13 @@ inline uint32_t* partition_priorities(job_record_t* job, size_t count) {
     if (!prio->priority_array) {
         prio->priority_array = static_cast<uint32_t*>(xcalloc(count, sizeof(uint32_t)));
         xfree(prio->priority_array_names);
-        list_itr_t* it = list_iterator_create(job->part_ptr_list);
-        while (auto* partition = static_cast<part_record_t*>(list_next(it)))
-            xstrfmtcat(prio->priority_array_names, "%s%s", prio->priority_array_names ? "," : "", partition->name);
-        list_iterator_destroy(it);
+        const std::string joined = names();
+        if (!joined.empty()) prio->priority_array_names = xstrdup(joined.c_str());
         prio->last_update = time(nullptr);
     }
     return prio->priority_array;
 #else
+    (void)names;
     if (!job->priority_array) job->priority_array = static_cast<uint32_t*>(xcalloc(count + 1, sizeof(uint32_t)));
     return job->priority_array;
 #endif

@@ -8,6 +8,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "priority/list_walk.h"
 #include "priority/slurmctld_symbols.h"
 
 namespace fairway::priority {
@@ -17,10 +18,9 @@ std::unordered_map<uint32_t, double> qos_usage_factors() {
     std::unordered_map<uint32_t, double> factors;
     AssocMgrLock lock({.qos = READ_LOCK});
     if (!assoc_mgr_qos_list) return factors;
-    list_itr_t* it = list_iterator_create(assoc_mgr_qos_list);
-    while (auto* qos = static_cast<slurmdb_qos_rec_t*>(list_next(it)))
+    walk_list<slurmdb_qos_rec_t>(assoc_mgr_qos_list, "QOS usage factors", [&](const slurmdb_qos_rec_t* qos) {
         factors[qos->id] = qos->usage_factor >= 0 ? qos->usage_factor : 1.0;
-    list_iterator_destroy(it);
+    });
     return factors;
 }
 
@@ -36,16 +36,14 @@ double job_billing(const slurmdb_job_rec_t* job) {
 // What one second of the recorded job cost on each meter (as usage_rates() for a live job).
 fairshare::UsageRates recorded_rates(const slurmdb_job_rec_t* job, double usage_factor) {
     fairshare::UsageRates rates{job_billing(job) * usage_factor, usage_factor, {}};
-    list_t* allocated = nullptr;
-    slurmdb_tres_list_from_string(&allocated, job->tres_alloc_str, TRES_STR_FLAG_NONE);
+    list_t* filled = nullptr;
+    slurmdb_tres_list_from_string(&filled, job->tres_alloc_str, TRES_STR_FLAG_NONE);
+    const OwnedList allocated(filled);
     if (!allocated) return rates;
-    list_itr_t* it = list_iterator_create(allocated);
-    while (auto* tres = static_cast<slurmdb_tres_rec_t*>(list_next(it))) {
+    walk_list<slurmdb_tres_rec_t>(allocated.get(), "recorded TRES", [&](const slurmdb_tres_rec_t* tres) {
         if (tres->id != TRES_ENERGY && tres->count && tres->count != NO_CONSUME_VAL64 && tres->count != INFINITE64)
             rates.tres.emplace_back(tres->id, static_cast<double>(tres->count) * usage_factor);
-    }
-    list_iterator_destroy(it);
-    FREE_NULL_LIST(allocated);
+    });
     return rates;
 }
 
@@ -67,7 +65,7 @@ fairshare::RecordedRun recorded_run(const slurmdb_job_rec_t* job) {
 // Every record of the cluster's jobs that ran in [since, now]: with JOBCOND_FLAG_DUP every run
 // of a job id, not only the newest (ids repeat after slurmctld loses its state, wrap at MaxJobId,
 // and a requeued job runs again under its id).
-list_t* query_jobs(void* db_conn, time_t since, time_t now) {
+OwnedList query_jobs(void* db_conn, time_t since, time_t now) {
     auto* condition = static_cast<slurmdb_job_cond_t*>(xmalloc(sizeof(slurmdb_job_cond_t)));
     condition->cluster_list = list_create(xfree_ptr);
     list_append(condition->cluster_list, xstrdup(slurm_conf.cluster_name));
@@ -76,16 +74,14 @@ list_t* query_jobs(void* db_conn, time_t since, time_t now) {
     // NO_TRUNC: slurmdbd would otherwise end an open record at `now`, and it may not be running.
     condition->flags = JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_DUP | JOBCOND_FLAG_NO_TRUNC;
     condition->db_flags = SLURMDB_JOB_FLAG_NOTSET;  // 0 would mean "only jobs without flags"
-    list_t* jobs = jobacct_storage_g_get_jobs_cond(db_conn, getuid(), condition);
+    OwnedList jobs(jobacct_storage_g_get_jobs_cond(db_conn, getuid(), condition));
     slurmdb_destroy_job_cond(condition);
     return jobs;
 }
 
 template <typename Visit>
 void for_each_record(list_t* jobs, Visit visit) {
-    list_itr_t* it = list_iterator_create(jobs);
-    while (auto* job = static_cast<slurmdb_job_rec_t*>(list_next(it))) visit(job);
-    list_iterator_destroy(it);
+    walk_list<slurmdb_job_rec_t>(jobs, "accounting's job records", visit);
 }
 
 using LiveRuns = std::map<fairshare::RunId, fairshare::LiveRun>;
@@ -216,18 +212,18 @@ std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbol
     const time_t since =
         fairshare::usage_horizon(resolved, fairshare::from_unix_seconds(now)).time_since_epoch().count();
     const auto usage_factors = qos_usage_factors();
-    list_t* jobs = query_jobs(*symbols.acct_db_conn, since, now);
+    const OwnedList jobs = query_jobs(*symbols.acct_db_conn, since, now);
     if (!jobs) {
         error("priority/fairway: slurmdbd did not return job records; usage will be rebuilt at the next pass");
         return std::nullopt;
     }
-    const LiveRuns live = live_runs(symbols, jobs);
+    const LiveRuns live = live_runs(symbols, jobs.get());
     RebuiltUsage rebuilt{
         fairshare::UsageBook::starting_at(resolved, fairshare::from_unix_seconds(now)),
         fairshare::RebuildCoverage(fairshare::from_unix_seconds(since), fairshare::from_unix_seconds(now))};
     rebuilt.book.adopt_resets(resets);
     int run_count = 0;
-    for_each_record(jobs, [&](const slurmdb_job_rec_t* job) {
+    for_each_record(jobs.get(), [&](const slurmdb_job_rec_t* job) {
         const fairshare::RecordedRun run = recorded_run(job);
         const auto held = live.find(run.id);
         const auto span =
@@ -240,7 +236,6 @@ std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbol
         charge_record(rebuilt.book, job, *span, usage_factors, partition_qos);
         ++run_count;
     });
-    FREE_NULL_LIST(jobs);
     rebuilt.book.advance(fairshare::from_unix_seconds(now));
     info("priority/fairway: read the usage of %d job runs since %ld from accounting", run_count,
          static_cast<long>(since));
@@ -255,16 +250,16 @@ std::optional<std::vector<UsageCharge>> charges_of_forgotten_runs(const Slurmctl
     const auto horizon = fairshare::usage_horizon(config.validated(), fairshare::from_unix_seconds(now));
     const auto since = std::max(horizon, fairshare::from_unix_seconds(saved_at));
     const auto usage_factors = qos_usage_factors();
-    list_t* jobs = query_jobs(*symbols.acct_db_conn, since.time_since_epoch().count(), now);
+    const OwnedList jobs = query_jobs(*symbols.acct_db_conn, since.time_since_epoch().count(), now);
     if (!jobs) {
         error(
             "priority/fairway: slurmdbd did not return job records; jobs slurmctld forgot are looked for again at "
             "the next pass");
         return std::nullopt;
     }
-    const std::set<fairshare::RunId> held = held_runs(symbols, jobs);
+    const std::set<fairshare::RunId> held = held_runs(symbols, jobs.get());
     std::vector<UsageCharge> charges;
-    for_each_record(jobs, [&](const slurmdb_job_rec_t* job) {
+    for_each_record(jobs.get(), [&](const slurmdb_job_rec_t* job) {
         const fairshare::RecordedRun run = recorded_run(job);
         if (!job->associd || held.contains(run.id)) return;
         const auto span =
@@ -272,7 +267,6 @@ std::optional<std::vector<UsageCharge>> charges_of_forgotten_runs(const Slurmctl
                            fairshare::from_unix_seconds(now), fairshare::from_unix_seconds(slurmctld_start));
         if (span && !span->empty()) charges.push_back(record_charge(job, *span, usage_factors, partition_qos));
     });
-    FREE_NULL_LIST(jobs);
     return charges;
 }
 

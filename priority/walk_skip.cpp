@@ -5,7 +5,7 @@
 // What a walk reads, and how a change of it is seen without visiting the jobs:
 // - the jobs themselves: in Slurm 22.05 a job's submission, every update of a job that is not held
 //   and its release end in set_job_prio(), which asks priority_p_set: the job is recomputed and
-//   filed in the age calendar right then (Adapter::initial_priority). The changes that do not ask
+//   filed in the age calendar right then (CalcPass::initial_priority). The changes that do not ask
 //   (a start, an end, a requeue, a purge, an array task split off as it starts) leave pending
 //   priorities alone, but a start makes a job accrue usage: slurmctld's start count (sdiag's
 //   statistics) tells, and a pass after a start looks at every job. A requeued job is one of the
@@ -25,7 +25,7 @@
 // default on the releases it was not checked against (compat::kWalkShortcutsEstablished).
 #include <cstring>
 
-#include "priority/adapter.h"
+#include "priority/calc_pass.h"
 #include "priority/list_walk.h"
 
 namespace fairway::priority {
@@ -58,9 +58,9 @@ std::uint64_t qos_inputs() {
 
 // The job-side stamp: slurmctld's start count and a fingerprint of the partitions, the cluster and
 // the settings. Caller holds the job write lock and the partition read lock.
-fairshare::WalkStamp Adapter::job_side_stamp() {
+fairshare::WalkStamp CalcPass::job_side_stamp(const JobWriteLocked&) {
     fairshare::Fingerprint inputs;
-    inputs.add(current_settings().get()).add(node_record_count).add(*symbols_.cluster_cpus).add(*symbols_.tres_count);
+    inputs.add(state_.settings().get()).add(node_record_count).add(*symbols_.cluster_cpus).add(*symbols_.tres_count);
     walk_list<part_record_t>(*symbols_.part_list, "partition fingerprint", [&](const part_record_t* partition) {
         add_partition(inputs, partition, *symbols_.tres_count);
     });
@@ -75,8 +75,8 @@ fairshare::WalkStamp Adapter::job_side_stamp() {
 
 // While no job started, the jobs that may accrue usage are the last walk's; looked up by id
 // (slurmctld's hash), so a job that is gone is not found. False: take them from the whole list.
-bool Adapter::jobs_of_last_walk_that_may_accrue(const fairshare::WalkStamp& seen, time_t now,
-                                                std::vector<job_record_t*>& jobs) const {
+bool CalcPass::jobs_of_last_walk_that_may_accrue(const JobWriteLocked&, const fairshare::WalkStamp& seen, time_t now,
+                                                 std::vector<job_record_t*>& jobs) const {
     if (!last_walk_ || site_factor_plugin_configured() ||
         !fairshare::no_job_started(last_walk_->walk, seen, now, kLongestSkip))
         return false;
@@ -90,23 +90,25 @@ bool Adapter::jobs_of_last_walk_that_may_accrue(const fairshare::WalkStamp& seen
 }
 
 // Caller holds assoc_mgr's QOS read lock; `usage` comes from this pass's association scan.
-std::uint64_t Adapter::association_side_inputs(const CollectedUsage& usage) {
+std::uint64_t CalcPass::association_side_inputs(const CollectedUsage& usage) {
     return fairshare::Fingerprint().add(usage.association_inputs).add(qos_inputs()).value();
 }
 
-fairshare::WalkPlan Adapter::plan_walk(const fairshare::WalkStamp& seen, std::uint64_t association_inputs, time_t now) {
+fairshare::WalkPlan CalcPass::plan_walk(const JobWriteLocked& locked, const fairshare::WalkStamp& seen,
+                                        std::uint64_t association_inputs, time_t now) {
     if (!last_walk_) return fairshare::WalkPlan::all_jobs;
-    const auto fair_share = current_fair_share();
+    const auto fair_share = state_.fair_share();
     const auto& used = last_walk_->fair_share;
     const bool same_fair_share = fair_share && used ? fair_share->same_job_factors(*used) : fair_share == used;
-    return fairshare::plan_walk(last_walk_->walk, seen, association_inputs, same_fair_share, age_calendar_.empty(), now,
+    const bool no_job_due = state_.jobs.read(locked).age_calendar.empty();
+    return fairshare::plan_walk(last_walk_->walk, seen, association_inputs, same_fair_share, no_job_due, now,
                                 kLongestSkip);
 }
 
 // Called at the end of a walk, still under the locks `seen` was read under. A walk that stopped
 // early leaves nothing to go by.
-void Adapter::remember_walk(const fairshare::WalkStamp& seen, std::uint64_t association_inputs, const Walk& walk,
-                            const std::vector<job_record_t*>& may_accrue) {
+void CalcPass::remember_walk(const JobWriteLocked&, const fairshare::WalkStamp& seen, std::uint64_t association_inputs,
+                             const Walk& walk, const std::vector<job_record_t*>& may_accrue) {
     if (!walk.complete) {
         last_walk_.reset();
         return;
@@ -114,8 +116,8 @@ void Adapter::remember_walk(const fairshare::WalkStamp& seen, std::uint64_t asso
     const std::int64_t full_walk_at = walk.all_jobs ? seen.seen_at : last_walk_->walk.full_walk_at;
     RememberedWalk remembered{.walk = {seen, association_inputs, full_walk_at},
                               .may_accrue = {},
-                              .fair_share = current_fair_share(),
-                              .settings = current_settings()};
+                              .fair_share = state_.fair_share(),
+                              .settings = state_.settings()};
     remembered.may_accrue.reserve(may_accrue.size());
     for (const job_record_t* job : may_accrue) {
         if (accrues_after_this_pass(job)) remembered.may_accrue.push_back(job->job_id);
