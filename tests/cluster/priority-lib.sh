@@ -11,6 +11,14 @@ prio_configure() {
     scontrol show config | grep -q 'PriorityType *= priority/fairway' || fail "slurmctld does not run priority/fairway"
 }
 
+# prio_test_setup KEY=VALUE...: how a priority test starts: the cluster answers and is idle, then
+# prio_configure KEY=VALUE...
+prio_test_setup() {
+    require_cluster
+    wait_idle 60
+    prio_configure "$@"
+}
+
 prio_restore() {
     local status=$?
     if scontrol ping 2>/dev/null | grep -q 'is UP'; then
@@ -50,12 +58,15 @@ fair_share() { sshare -a -l -n -P -o User,FairShare | awk -F'|' -v u="$1" '$1 ==
 weighted_fairshare() { sprio -h -j "$1" -o '%F' 2>/dev/null | tr -d ' '; }
 job_priority() { sprio -h -j "$1" -o '%Y' 2>/dev/null | tr -d ' '; }
 
-# job_charge JOB: billing x elapsed seconds of JOB's records in accounting (QOS UsageFactor 1);
+# billing_seconds: the sum of billing x elapsed seconds of sacct's AllocTRES|ElapsedRaw lines (QOS
+# UsageFactor 1).
+billing_seconds() { awk -F'|' '{ if (match($1, /billing=[0-9]+/)) sum += substr($1, RSTART + 8, RLENGTH - 8) * $2 } END { print sum + 0 }'; }
+# job_charge JOB: billing x elapsed seconds of JOB's records in accounting;
 # job_seconds JOB: their elapsed seconds.
-job_charge() {
-    sacct -n -X -P -j "$1" -o AllocTRES,ElapsedRaw |
-        awk -F'|' '{ if (match($1, /billing=[0-9]+/)) sum += substr($1, RSTART + 8, RLENGTH - 8) * $2 } END { print sum + 0 }'
-}
+job_charge() { sacct -n -X -P -j "$1" -o AllocTRES,ElapsedRaw | billing_seconds; }
+# recorded_usage USER [SACCT_FLAGS]: billing x elapsed seconds of USER's job records of the last 30
+# minutes (-D: every record of a job id, not only its newest).
+recorded_usage() { sacct -n -X -P -u "$1" ${2:-} -S now-30minutes -o AllocTRES,ElapsedRaw | billing_seconds; }
 job_seconds() { sacct -n -X -P -j "$1" -o ElapsedRaw | awk '{ sum += $1 } END { print sum + 0 }'; }
 
 # greater A B: A > B as numbers.

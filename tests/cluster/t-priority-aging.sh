@@ -12,11 +12,9 @@
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
-require_cluster
-wait_idle 60
 
 WEIGHT=60 MAX_AGE_S=600 JOBS=10
-prio_configure "PriorityParameters=calc_period=0:01" PriorityWeightAge=$WEIGHT PriorityMaxAge=10 \
+prio_test_setup "PriorityParameters=calc_period=0:01" PriorityWeightAge=$WEIGHT PriorityMaxAge=10 \
     PriorityWeightFairshare=0 DebugFlags=Priority SlurmctldDebug=verbose
 scontrol update PartitionName=debug State=DOWN || fail "cannot set partition debug down"
 

@@ -9,21 +9,14 @@
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
-require_cluster
-wait_idle 60
 calc_period=2
-prio_configure "PriorityParameters=window=30:00,calc_period=0:0$calc_period"
+prio_test_setup "PriorityParameters=window=30:00,calc_period=0:0$calc_period"
 # However the test ends, slurmdbd runs again before the configuration is restored.
 trap restore_with_daemons EXIT
 
 billing=10   # 1 CPU + 4G x 0.25/G + 1 GPU x 8 under the cluster's TRESBillingWeights
 allowed=$((calc_period * billing))
 
-# recorded_usage USER: billing x elapsed seconds of every job record of USER (QOS UsageFactor 1).
-recorded_usage() {
-    sacct -n -X -D -P -u "$1" -S now-30minutes -o AllocTRES,ElapsedRaw |
-        awk -F'|' '{ if (match($1, /billing=[0-9]+/)) sum += substr($1, RSTART + 8, RLENGTH - 8) * $2 } END { print sum + 0 }'
-}
 ctld_job_state() { scontrol show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z]*' | cut -d= -f2; }
 recorded_times() { sacct -n -X -P -j "$1" -o Start,End | head -n 1; }
 start_recorded_without_end() { [[ $(recorded_times "$1") =~ ^[0-9].*\|Unknown$ ]]; }
@@ -48,7 +41,7 @@ expect_usage_as_recorded() {
     wait_for 60 "accounting to record the end of job $2" end_recorded "$2" ||
         fail "accounting has job $2 as $(recorded_times "$2")"
     have=$(settled_usage "$1") || fail "$1's RawUsage does not settle: $(raw_usage "$1")"
-    want=$(recorded_usage "$1")
+    want=$(recorded_usage "$1" -D)
     note "$1's RawUsage after the rebuild: $have; accounting: $want (allowed: $allowed more or less); rebuilds since the trigger: $(log_after "$3" | grep -cF "usage rebuilt from accounting")"
     awk -v h="$have" -v w="$want" -v a="$allowed" 'BEGIN { d = h - w; if (d < 0) d = -d; exit !(d <= a) }' ||
         fail "$1's RawUsage $have after the rebuild is not within $allowed of accounting's $want"

@@ -6,11 +6,9 @@
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
-require_cluster
-wait_idle 60
 
 WINDOW=90
-prio_configure "PriorityParameters=window=0:$WINDOW,calc_period=0:02"
+prio_test_setup "PriorityParameters=window=0:$WINDOW,calc_period=0:02"
 
 heavy=$(submit alice -p gpu -N1 --gpus=4 -c 8 -t 2 --wrap 'sleep 6') || fail "sbatch as alice failed"
 light=$(submit bob -p gpu -n1 -t 2 --wrap 'sleep 6') || fail "sbatch as bob failed"

@@ -12,10 +12,8 @@
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
-require_cluster
-wait_idle 60
 
-prio_configure "PriorityParameters=window=30:00,calc_period=0:02"
+prio_test_setup "PriorityParameters=window=30:00,calc_period=0:02"
 ctld_dir=$CLUSTER_STATE/ctld
 srun_pid=
 restore_writable() {

@@ -17,10 +17,8 @@
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
-require_cluster
-wait_idle 60
 
-prio_configure "PriorityParameters=window=30:00,calc_period=0:02"
+prio_test_setup "PriorityParameters=window=30:00,calc_period=0:02"
 SPOOL=$CLUSTER_STATE/ctld/fairway_usage
 SOURCE=test$$
 rm -rf "$SPOOL"
@@ -45,6 +43,14 @@ now=$(date +%s)
 # near A B: |A - B| <= 0.2 % of 9600, the smallest record charged (a second charge would add 100 %).
 near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 20) }'; }
 ago() { echo $((now - $1)); }
+# charged_once WHEN: alice's RawUsage reaches $want and stays there over two more passes: the
+# records were charged, once.
+charged_once() {
+    wait_for 30 "alice's RawUsage to reach $want $1" eval 'near "$(raw_usage alice)" "$want"' ||
+        fail "$1: alice's RawUsage $(raw_usage alice), expected $want"
+    wait_pass && wait_pass || fail "no passes"
+    near "$(raw_usage alice)" "$want" || fail "$1: charged twice? RawUsage $(raw_usage alice), expected $want"
+}
 
 base=$(settled_usage alice) || fail "alice's RawUsage does not settle: $(raw_usage alice)"
 bob_base=$(raw_usage bob)
@@ -52,10 +58,7 @@ bob_base=$(raw_usage bob)
 # 1. 2 GPUs for 600 s at billing 16 per second (GRES/gpu=8.0): 9600 billing-seconds.
 put_record 1 "physics/alice $(ago 700) $(ago 100) 2 16 team-a/w1/uid1@$(ago 700)"
 want=$(awk -v b="$base" 'BEGIN { print b + 9600 }')
-wait_for 30 "alice's RawUsage to rise by 9600" eval 'near "$(raw_usage alice)" "$want"' ||
-    fail "alice's RawUsage $(raw_usage alice), expected $want ($base + 9600)"
-wait_pass && wait_pass || fail "no passes"
-near "$(raw_usage alice)" "$want" || fail "charged twice? alice's RawUsage $(raw_usage alice), expected $want"
+charged_once "after record 1 ($base + 9600)"
 note "one record of 1200 GPU-seconds (billing 16/s): RawUsage $base -> $(raw_usage alice)"
 
 # 2. kill -9 of slurmctld right after a record arrives: charged once, whether the killed slurmctld
@@ -64,10 +67,7 @@ put_record 2 "physics/alice $(ago 100) $(ago 40) 4 32 team-a/w2/uid2@$(ago 100)"
 stop_ctld KILL
 "$CLUSTER" restart-ctld >/dev/null || fail "cluster restart-ctld after kill -9 failed"
 want=$(awk -v w="$want" 'BEGIN { print w + 60 * 32 }')
-wait_for 30 "the record to be charged once after kill -9" eval 'near "$(raw_usage alice)" "$want"' ||
-    fail "after kill -9 alice's RawUsage $(raw_usage alice), expected $want"
-wait_pass && wait_pass || fail "no passes"
-near "$(raw_usage alice)" "$want" || fail "after kill -9: RawUsage $(raw_usage alice), expected $want"
+charged_once "after kill -9"
 note "kill -9 right after record 2: RawUsage $(raw_usage alice), expected $want"
 
 # 3. Forged and malformed records: refused, named in the log, moved aside; nothing charged.
@@ -95,10 +95,7 @@ head -c 300 /dev/urandom >"$STATE_FILE"
 "$CLUSTER" restart-ctld >/dev/null || fail "cluster restart-ctld after corrupting the state failed"
 wait_for 30 "the usage to be rebuilt from accounting" ctld_log_has "usage rebuilt from accounting" ||
     fail "no rebuild logged: $(slurmctld_log_since_start | grep fairway | tr '\n' ';')"
-wait_for 30 "alice's usage with the spool's records" eval 'near "$(raw_usage alice)" "$want"' ||
-    fail "after a rebuild alice's RawUsage $(raw_usage alice), expected $want"
-wait_pass && wait_pass || fail "no passes"
-near "$(raw_usage alice)" "$want" || fail "after a rebuild: RawUsage $(raw_usage alice), expected $want"
+charged_once "after a rebuild"
 note "rebuilt from accounting + spool: RawUsage $(raw_usage alice), expected $want"
 
 # 5. Heavy Kubernetes usage puts alice's pending job behind bob's.

@@ -8,12 +8,10 @@
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
-require_cluster
-wait_idle 60
 
 WINDOW=90
 LIMIT_MINUTES=5
-prio_configure "PriorityParameters=window=0:$WINDOW,calc_period=0:02" \
+prio_test_setup "PriorityParameters=window=0:$WINDOW,calc_period=0:02" \
     AccountingStorageEnforce=associations,limits,qos
 
 clear_limits() {

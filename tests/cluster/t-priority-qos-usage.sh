@@ -7,11 +7,9 @@
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
-require_cluster
-wait_idle 60
 
 HALF_LIFE=60   # Slurm takes PriorityDecayHalfLife in whole minutes
-prio_configure "PriorityParameters=window=10:00,calc_period=0:02" PriorityDecayHalfLife=$((HALF_LIFE / 60))
+prio_test_setup "PriorityParameters=window=10:00,calc_period=0:02" PriorityDecayHalfLife=$((HALF_LIFE / 60))
 
 remove_qos() {
     sacctmgr -i modify user where name=bob set qos-=budget,steady >/dev/null 2>&1

@@ -8,9 +8,7 @@
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
-require_cluster
-wait_idle 60
-prio_configure "PriorityParameters=window=30:00,calc_period=0:02"
+prio_test_setup "PriorityParameters=window=30:00,calc_period=0:02"
 RESETS_FILE=$CLUSTER_STATE/ctld/fairway_priority_resets
 
 run_job() {

@@ -5,15 +5,8 @@
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
-require_cluster
-wait_idle 60
-prio_configure "PriorityParameters=window=30:00,calc_period=0:02"
+prio_test_setup "PriorityParameters=window=30:00,calc_period=0:02"
 
-# recorded_usage USER [SACCT_FLAGS]: billing x elapsed seconds of USER's job records (QOS UsageFactor 1).
-recorded_usage() {
-    sacct -n -X -P -u "$1" ${2:-} -S now-30minutes -o AllocTRES,ElapsedRaw |
-        awk -F'|' '{ if (match($1, /billing=[0-9]+/)) sum += substr($1, RSTART + 8, RLENGTH - 8) * $2 } END { print sum + 0 }'
-}
 rebuild_from_accounting() {
     stop_ctld TERM
     rm -f "$STATE_FILE"

@@ -8,10 +8,8 @@
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
-require_cluster
-wait_idle 60
 
-prio_configure "PriorityParameters=calc_period=0:01" PriorityWeightAge=0 PriorityWeightQOS=10000 \
+prio_test_setup "PriorityParameters=calc_period=0:01" PriorityWeightAge=0 PriorityWeightQOS=10000 \
     PriorityWeightPartition=10000 DebugFlags=Priority SlurmctldDebug=verbose
 trap 'status=$?; sacctmgr -i -Q modify qos normal set Priority=0 >/dev/null 2>&1; (exit $status); prio_restore' EXIT
 

@@ -7,19 +7,12 @@
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
-require_cluster
-wait_idle 60
 
-prio_configure "PriorityParameters=window=30:00,calc_period=0:02"
+prio_test_setup "PriorityParameters=window=30:00,calc_period=0:02"
 
-# expected_usage USER: billing x elapsed seconds of USER's jobs in accounting (QOS UsageFactor 1).
-expected_usage() {
-    sacct -n -X -P -u "$1" -S now-30minutes -o AllocTRES,ElapsedRaw |
-        awk -F'|' '{ if (match($1, /billing=[0-9]+/)) sum += substr($1, RSTART + 8, RLENGTH - 8) * $2 } END { print sum + 0 }'
-}
 usage_matches_accounting() {
     local have want
-    have=$(raw_usage alice) want=$(expected_usage alice)
+    have=$(raw_usage alice) want=$(recorded_usage alice)
     [ -n "$have" ] && greater "$want" 0 && close_to "$have" "$want" "$1"
 }
 restarted_with() { ctld_log_has "$1" && state_newer_than_start; }
@@ -27,9 +20,9 @@ restarted_with() { ctld_log_has "$1" && state_newer_than_start; }
 first=$(submit alice -p gpu -N1 --gpus=2 -t 2 --wrap 'sleep 4') || fail "sbatch as alice failed"
 wait_for 60 "job $first to finish" job_finished "$first" || fail "job $first did not finish"
 wait_for 30 "alice's usage to match accounting" usage_matches_accounting 5 ||
-    fail "alice's RawUsage $(raw_usage alice) vs accounting $(expected_usage alice)"
+    fail "alice's RawUsage $(raw_usage alice) vs accounting $(recorded_usage alice)"
 before=$(settled_usage alice) || fail "alice's RawUsage does not settle: $(raw_usage alice)"
-note "alice's RawUsage after one job: $before (accounting: $(expected_usage alice))"
+note "alice's RawUsage after one job: $before (accounting: $(recorded_usage alice))"
 
 # 1. A clean restart: the state file written at shutdown is read back.
 "$CLUSTER" restart-ctld >/dev/null || fail "cluster restart-ctld failed"
@@ -57,10 +50,10 @@ wait_for 60 "job $running to finish" job_finished "$running" || fail "job $runni
 # accounting then records only the last run, so the comparison holds when the job ran once.
 if [ "$(job_state "$running")" = COMPLETED ] && [ "$(sacct -n -X -j "$running" -o Start | tr -d ' ')" = "$started" ]; then
     wait_for 30 "alice's usage to match accounting after kill -9" usage_matches_accounting 5 ||
-        fail "after kill -9 alice's RawUsage $(raw_usage alice) vs accounting $(expected_usage alice)"
+        fail "after kill -9 alice's RawUsage $(raw_usage alice) vs accounting $(recorded_usage alice)"
 fi
 before=$(settled_usage alice) || fail "alice's RawUsage does not settle: $(raw_usage alice)"
-note "after kill -9: RawUsage $before (at the kill $at_kill), accounting $(expected_usage alice), job $(job_state "$running")"
+note "after kill -9: RawUsage $before (at the kill $at_kill), accounting $(recorded_usage alice), job $(job_state "$running")"
 
 # 3. A corrupt state file, and one of an earlier fairway that kept fair-share usage only (a bare
 # ledger, "FWLG" format version 1, here empty): each is logged, and the usage rebuilt from accounting.
@@ -80,7 +73,7 @@ for damage in corrupt_state:"is unusable" earlier_fairway_state:"holds fair-shar
         fail "no rebuild logged after ${damage%%:*}: $(slurmctld_log_since_start | grep fairway | tr '\n' ';')"
     ctld_log_has "${damage#*:}" || fail "${damage%%:*}: '${damage#*:}' was not logged"
     wait_for 10 "alice's rebuilt usage" usage_matches_accounting 5 ||
-        fail "rebuilt RawUsage $(raw_usage alice) vs accounting $(expected_usage alice) (was $before)"
+        fail "rebuilt RawUsage $(raw_usage alice) vs accounting $(recorded_usage alice) (was $before)"
     note "${damage%%:*}: rebuilt from accounting, RawUsage $(raw_usage alice) (was $before)"
 done
 

@@ -6,11 +6,9 @@
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
-require_cluster
-wait_idle 60
 # Pending jobs wait in the debug partition, down in the configuration so that it stays down when
 # slurmctld restarts.
-prio_configure "PriorityParameters=window=30:00,calc_period=0:02" \
+prio_test_setup "PriorityParameters=window=30:00,calc_period=0:02" \
     'PartitionName=debug Nodes=node[1-4] Default=NO MaxTime=30 State=DOWN TRESBillingWeights="CPU=1.0,Mem=0.25G,GRES/gpu=8.0"'
 # However the test ends, slurmdbd runs again before the configuration is restored.
 trap restore_with_daemons EXIT

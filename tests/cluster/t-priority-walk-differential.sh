@@ -9,8 +9,6 @@
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
-require_cluster
-wait_idle 60
 
 SEED=${FAIRWAY_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 RANDOM=$SEED
@@ -19,7 +17,7 @@ STEPS=${FAIRWAY_DIFFERENTIAL_STEPS:-60}
 USERS=(alice bob carol)
 
 settings="calc_period=0:01,window=14-0"
-prio_configure "PriorityParameters=$settings,walk_shortcuts=yes" PriorityDecayHalfLife=0 PriorityUsageResetPeriod=YEARLY \
+prio_test_setup "PriorityParameters=$settings,walk_shortcuts=yes" PriorityDecayHalfLife=0 PriorityUsageResetPeriod=YEARLY \
     PriorityMaxAge=1 PriorityWeightAge=1000 PriorityWeightFairshare=10000 PriorityWeightQOS=1000 PriorityWeightPartition=1000 \
     PriorityWeightJobSize=1000 DebugFlags=Priority SlurmctldDebug=verbose \
     "PartitionName=down1 Nodes=node[1-4] MaxTime=30 State=DOWN PriorityJobFactor=1" \
