@@ -72,6 +72,9 @@ public:
     std::size_t pending() const noexcept { return queue_.size(); }
     std::size_t running() const noexcept { return running_.size(); }
     std::uint64_t calc_passes() const noexcept { return calc_passes_; }
+    // The last calc pass's fair-share figures (sshare's columns); empty before the first pass and
+    // under FCFS.
+    const fairshare::FairShareResult& fair_share_figures() const noexcept { return fair_share_; }
 
 private:
     struct Pending {

@@ -1,6 +1,7 @@
 // The simulator on schedules worked out by hand, invariants on random traces, determinism.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "sim/simulator.h"
@@ -107,6 +108,32 @@ TEST(Simulator, AResetForgetsAllUsageAtTheBoundary) {
     EXPECT_LT(undecayed.at(3), undecayed.at(2));
     auto reset = starts_of(config, parse_policy("reset:period=daily,half_life=0"), users, jobs);
     EXPECT_LT(reset.at(2), reset.at(3));
+}
+
+// Usage by the plugin's rule (fairshare/run_charges.h): each second a job ran decays from its own
+// time, however the calc passes cut the run. 1 core. u1 runs 3 h under a 1 h half-life; passes
+// every 2 h (the run cut at 2 h) or every 4 h (the run charged whole after its end). At the pass at
+// 4 h, u1's RawUsage is the integral of 2^-((4 h - t) / 1 h) over [0, 3 h): 2272 core-seconds.
+// Charging what ran since the last pass at the pass's time gives 5400 (every 2 h) or 10800 (every
+// 4 h); charging the whole job at its end, 5400.
+TEST(Simulator, ChargesEachSecondDecayedFromItsOwnTimeHoweverPassesCutTheRun) {
+    Population users = population_of(2);
+    constexpr std::int64_t kHour = 3600;
+    // u2's job, submitted just after 4 h, makes the simulator run the pass at 4 h.
+    const std::vector<SimJob> jobs{job(users, 1, 1, 0, 1, 3 * kHour, 3 * kHour),
+                                   job(users, 2, 2, 4 * kHour + 1, 1, 10, 10)};
+    const fairway::fairshare::AssocId u1 = users.tree().node(jobs[0].association).id;
+    const double expected = kHour / std::log(2.0) * (std::exp2(-1.0) - std::exp2(-4.0));
+    for (std::int64_t period : {2 * kHour, 4 * kHour}) {
+        SimConfig config = fair_share_only(1);
+        config.calc_period = std::chrono::seconds{period};
+        Simulator simulator(config, parse_policy("fairway:window=1-0,half_life=1:00:00"), users, StatisticsConfig{});
+        for (const SimJob& j : jobs) simulator.submit(j);
+        const fairway::fairshare::ShareFigures* figures = simulator.fair_share_figures().find(u1);
+        ASSERT_NE(figures, nullptr);
+        EXPECT_NEAR(static_cast<double>(figures->raw_usage), expected, expected * 1e-9)
+            << "passes every " << period << " s";
+    }
 }
 
 TEST(Simulator, RejectsJobsOutOfSubmitOrder) {
