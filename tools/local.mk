@@ -19,7 +19,7 @@ tools_libfairway_report_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools $(NLO
 noinst_LTLIBRARIES += tools/libfairway-live.la
 tools_libfairway_live_la_SOURCES = tools/report/live_source.cpp tools/report/live_source.h tools/report/slurm_compat.h \
 	tools/report/controller_view.cpp tools/report/controller_view.h
-tools_libfairway_live_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools $(SLURM_CPPFLAGS) $(NLOHMANN_JSON_CFLAGS)
+tools_libfairway_live_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) -I$(top_srcdir)/tools $(SLURM_CPPFLAGS) $(NLOHMANN_JSON_CFLAGS)
 
 bin_PROGRAMS += tools/fairway-report
 tools_fairway_report_SOURCES = tools/fairway-report.cpp

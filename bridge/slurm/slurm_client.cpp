@@ -17,6 +17,10 @@ extern "C" {
 namespace fairway::bridge {
 namespace {
 
+using slurm_public::for_each_item;
+using slurm_public::own_list;
+using slurm_public::OwnedList;
+
 // libslurm reports its errors in errno (23.02 dropped slurm_get_errno(), which returned it).
 std::string last_slurm_error() { return slurm_strerror(errno); }
 
@@ -32,14 +36,6 @@ struct StringList {
     StringList& operator=(const StringList&) = delete;
 };
 
-template <typename T>
-void for_each_in(list_t* list, const std::function<void(T*)>& visit) {
-    if (!list) return;
-    list_itr_t* it = slurm_list_iterator_create(list);
-    while (void* item = slurm_list_next(it)) visit(static_cast<T*>(item));
-    slurm_list_iterator_destroy(it);
-}
-
 struct DbConnection {
     void* handle = slurmdb_connection_get(nullptr);
     ~DbConnection() {
@@ -54,12 +50,11 @@ struct DbConnection {
 long gpu_tres_id(void* db, const std::string& gres) {
     slurmdb_tres_cond_t cond;
     slurmdb_init_tres_cond(&cond, 0);  // all TRES: slurmdbd rejects some name/type filters
-    list_t* tres = slurmdb_tres_get(db, &cond);
+    const OwnedList tres = own_list(slurmdb_tres_get(db, &cond));
     long id = -1;
-    for_each_in<slurmdb_tres_rec_t>(tres, [&](slurmdb_tres_rec_t* rec) {
+    for_each_item<slurmdb_tres_rec_t>(tres.get(), [&](slurmdb_tres_rec_t* rec) {
         if (rec->type && rec->name && std::string(rec->type) == "gres" && gres == rec->name) id = rec->id;
     });
-    if (tres) slurm_list_destroy(tres);
     return id;
 }
 
@@ -115,7 +110,7 @@ std::string SlurmClient::read_associations(const std::vector<std::string>& accou
     for (uint32_t i = 0; i < info->tres_cnt; ++i)
         if (info->tres_names[i] && tres_name_ == info->tres_names[i]) index = i;
     if (index < 0) return tres_name_ + " is not a tracked TRES (add it to AccountingStorageTRES)";
-    for_each_in<slurmdb_assoc_rec_t>(info->assoc_list, [&](slurmdb_assoc_rec_t* assoc) {
+    for_each_item<slurmdb_assoc_rec_t>(info->assoc_list, [&](slurmdb_assoc_rec_t* assoc) {
         if (!assoc->acct || (assoc->user && *assoc->user)) return;  // account associations only
         if (std::find(accounts.begin(), accounts.end(), assoc->acct) == accounts.end()) return;
         AccountReading reading;
@@ -165,16 +160,15 @@ std::string SlurmClient::read_stored_limits(const std::vector<std::string>& acco
     cond.acct_list = wanted.list;
     if (!cluster.empty()) cond.cluster_list = clusters.list;
     cond.user_list = no_user.list;
-    list_t* stored = slurmdb_associations_get(db.handle, &cond);
+    const OwnedList stored = own_list(slurmdb_associations_get(db.handle, &cond));
     if (!stored) return "cannot read slurmdbd's associations: " + last_slurm_error();
-    for_each_in<slurmdb_assoc_rec_t>(stored, [&](slurmdb_assoc_rec_t* assoc) {
+    for_each_item<slurmdb_assoc_rec_t>(stored.get(), [&](slurmdb_assoc_rec_t* assoc) {
         if (!assoc->acct || (assoc->user && *assoc->user)) return;
         auto account = out.accounts.find(assoc->acct);
         if (account == out.accounts.end()) return;
         long limit = tres_limit_by_id(assoc->grp_tres, tres_id);
         if (limit != account->second.limit) account->second.stored = limit;
     });
-    slurm_list_destroy(stored);
     return {};
 }
 
@@ -194,9 +188,8 @@ std::string SlurmClient::set_gpu_limit(const std::string& account, long gpus) {
     slurmdb_init_assoc_rec(&change, 0);
     std::string limit = std::to_string(tres_id) + "=" + std::to_string(gpus);
     change.grp_tres = const_cast<char*>(limit.c_str());
-    list_t* changed = slurmdb_associations_modify(db.handle, &cond, &change);
-    bool ok = changed && slurm_list_count(changed) > 0;
-    if (changed) slurm_list_destroy(changed);
+    const OwnedList changed = own_list(slurmdb_associations_modify(db.handle, &cond, &change));
+    bool ok = changed && slurm_list_count(changed.get()) > 0;
     slurmdb_connection_commit(db.handle, ok);
     return ok ? ""
               : "no association of account " + account + " changed on cluster " + cluster + ": " + last_slurm_error();

@@ -2,12 +2,5 @@
 // 24.11): the only place in bridge/ that tests SLURM_VERSION_NUMBER.
 #pragma once
 
-extern "C" {
-#include <slurm/slurm.h>
-}
-
-#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(23, 2, 0)
-// 23.02 renamed List and ListIterator (pointers) to list_t and list_itr_t (the structs).
-typedef struct xlist list_t;
-typedef struct listIterator list_itr_t;
-#endif
+// The list type names, shared with fairway-report.
+#include "slurm_public/lists.h"

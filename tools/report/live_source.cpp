@@ -226,55 +226,47 @@ fairshare::Shares shares_of(std::uint32_t raw) {
     return raw == SLURMDB_FS_USE_PARENT ? fairshare::Shares::parent() : fairshare::Shares::of(raw);
 }
 
-// A list of C strings for a slurmdb condition; the strings stay owned by the caller.
-using ListPtr = std::unique_ptr<list_t, void (*)(list_t*)>;
+using slurm_public::for_each_item;
+using slurm_public::own_list;
+using slurm_public::OwnedList;
 
-ListPtr string_list(const std::string& text) {
-    ListPtr list(slurm_list_create(nullptr), &slurm_list_destroy);
+// A list of C strings for a slurmdb condition; the strings stay owned by the caller.
+OwnedList string_list(const std::string& text) {
+    OwnedList list = own_list(slurm_list_create(nullptr));
     slurm_list_append(list.get(), const_cast<char*>(text.c_str()));
     return list;
-}
-
-template <typename Record>
-void for_each_record(list_t* list, const std::function<void(Record*)>& on_record) {
-    list_itr_t* it = slurm_list_iterator_create(list);
-    while (void* item = slurm_list_next(it)) on_record(static_cast<Record*>(item));
-    slurm_list_iterator_destroy(it);
 }
 
 void load_associations_slurmdb(LiveContext& ctx, void* db) {
     auto clusters = string_list(ctx.cluster);
     slurmdb_assoc_cond_t cond{};
     cond.cluster_list = clusters.get();
-    list_t* list = slurmdb_associations_get(db, &cond);
+    const OwnedList list = own_list(slurmdb_associations_get(db, &cond));
     if (!list) throw std::runtime_error("cannot read associations from slurmdbd: " + slurm_error());
-    for_each_record<slurmdb_assoc_rec_t>(list, [&](slurmdb_assoc_rec_t* a) {
+    for_each_item<slurmdb_assoc_rec_t>(list.get(), [&](slurmdb_assoc_rec_t* a) {
         if (a->partition && *a->partition) return;  // partition associations share their account's usage
         add_association(ctx, a->id, a->acct ? a->acct : "", a->user ? a->user : "",
                         a->parent_acct ? a->parent_acct : "", shares_of(a->shares_raw));
     });
-    slurm_list_destroy(list);
 }
 
 void load_tres_names(LiveContext& ctx, void* db) {
     slurmdb_tres_cond_t cond{};
-    list_t* list = slurmdb_tres_get(db, &cond);
+    const OwnedList list = own_list(slurmdb_tres_get(db, &cond));
     if (!list) return;  // ids stay unnamed; billing/cpu keep their fixed ids below
-    for_each_record<slurmdb_tres_rec_t>(list, [&](slurmdb_tres_rec_t* t) {
+    for_each_item<slurmdb_tres_rec_t>(list.get(), [&](slurmdb_tres_rec_t* t) {
         std::string type = t->type ? t->type : "";
         ctx.tres_names[t->id] = (t->name && *t->name) ? type + "/" + t->name : type;
     });
-    slurm_list_destroy(list);
 }
 
 void load_usage_factors_slurmdb(LiveContext& ctx, void* db) {
     slurmdb_qos_cond_t cond{};
-    list_t* list = slurmdb_qos_get(db, &cond);
+    const OwnedList list = own_list(slurmdb_qos_get(db, &cond));
     if (!list) return;  // no QOS information: every factor is 1
-    for_each_record<slurmdb_qos_rec_t>(list, [&](slurmdb_qos_rec_t* q) {
+    for_each_item<slurmdb_qos_rec_t>(list.get(), [&](slurmdb_qos_rec_t* q) {
         if (q->usage_factor >= 0) ctx.usage_factor[std::to_string(q->id)] = q->usage_factor;
     });
-    slurm_list_destroy(list);
 }
 
 // ---- usage through libslurmdb, one time slice at a time so memory stays bounded
@@ -314,7 +306,7 @@ std::size_t for_each_job(LiveContext& ctx, void* db, std::time_t from, std::time
                          const std::function<void(slurmdb_job_rec_t*)>& on_job) {
     auto clusters = string_list(ctx.cluster);
     std::vector<std::string> state_names;
-    ListPtr states(slurm_list_create(nullptr), &slurm_list_destroy);
+    const OwnedList states = own_list(slurm_list_create(nullptr));
     if (finished_only) {
         for (std::uint32_t state : kFinishedStates) state_names.push_back(std::to_string(state));
         for (std::string& name : state_names) slurm_list_append(states.get(), name.data());
@@ -329,11 +321,10 @@ std::size_t for_each_job(LiveContext& ctx, void* db, std::time_t from, std::time
     cond.usage_start = from;
     cond.usage_end = to;
     hurry_slurmdbd_socket();
-    list_t* jobs = slurmdb_jobs_get(db, &cond);
+    const OwnedList jobs = own_list(slurmdb_jobs_get(db, &cond));
     if (!jobs) throw std::runtime_error("cannot read jobs from slurmdbd: " + slurm_error());
-    ListPtr guard(jobs, &slurm_list_destroy);
-    for_each_record<slurmdb_job_rec_t>(jobs, on_job);
-    return static_cast<std::size_t>(slurm_list_count(jobs));
+    for_each_item<slurmdb_job_rec_t>(jobs.get(), on_job);
+    return static_cast<std::size_t>(slurm_list_count(jobs.get()));
 }
 
 void hand_over_slurmdb_job(LiveContext& ctx, const slurmdb_job_rec_t& record) {
@@ -492,13 +483,11 @@ void print_job_factors(std::ostream& out, std::uint32_t job_id) {
     std::unique_ptr<priority_factors_response_msg_t, void (*)(priority_factors_response_msg_t*)> guard(
         factors, &slurm_free_priority_factors_response_msg);
     bool listed = false;
-    if (factors->priority_factors_list)
-        for_each_record<priority_factors_object_t>(
-            factors->priority_factors_list, [&](priority_factors_object_t* entry) {
-                if (entry->job_id != job_id) return;
-                listed = true;
-                print_partition_factors(out, entry->partition, compat::factors_of(entry));
-            });
+    for_each_item<priority_factors_object_t>(factors->priority_factors_list, [&](priority_factors_object_t* entry) {
+        if (entry->job_id != job_id) return;
+        listed = true;
+        print_partition_factors(out, entry->partition, compat::factors_of(entry));
+    });
     if (!listed) out << "  (slurmctld reports no factors: the job is not pending)\n";
 }
 
