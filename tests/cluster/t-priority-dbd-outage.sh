@@ -60,7 +60,7 @@ report_at_once() {
 # the end is stored) or said that its totals were provisional.
 expect_report_counted_or_provisional() {
     local recorded
-    recorded=$(recorded_usage "$1")
+    recorded=$(recorded_usage "$1" -D)
     note "fairway-report just after slurmdbd returned (job $job in accounting: ${at_once_record:-no record}): $1's RawUsage ${at_once_usage:-none}, accounting now $recorded; $(tr '\n' ' ' <"$report_notes")"
     awk -v a="${at_once_usage:-0}" -v b="$recorded" -v s="$allowed" 'BEGIN { exit !(b - a <= s) }' ||
         grep -qF "the totals are provisional" "$report_notes" ||
