@@ -193,10 +193,15 @@ bool JobPrioritizer::write_partition_priorities(job_record_t* job, const fairsha
 }
 
 // Files the job under the time aging next changes `priority`, its priority computed at `now` (facts_
-// are still the job's), unless aging cannot change it any more.
+// are still the job's), unless aging cannot change it any more. A job whose QOS slurmctld moves
+// unasked is due at every pass, as the walk over all jobs would recompute it.
 void JobPrioritizer::file_next_change(const job_record_t* job, const fairshare::JobPriority& priority, time_t now,
                                       fairshare::AgeCalendar* calendar) const {
     if (!calendar) return;
+    if (compat::qos_moves_unasked(job)) {
+        calendar->add(job->job_id, fairshare::from_unix_seconds(now + 1));
+        return;
+    }
     if (const auto due =
             fairshare::next_priority_change(settings_->priority, facts_, priority, fairshare::from_unix_seconds(now)))
         calendar->add(job->job_id, *due);

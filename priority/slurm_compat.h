@@ -65,9 +65,24 @@ typedef struct listIterator list_itr_t;
 
 namespace fairway::priority::compat {
 
-// Whether walk_skip.cpp's shortcuts rest on this release's behaviour (22.05's, read from its
-// source); elsewhere every pass walks every job unless PriorityParameters=walk_shortcuts=yes.
-inline constexpr bool kWalkShortcutsEstablished = !FAIRWAY_SLURM_AT_LEAST(23, 2);
+// Whether walk_skip.cpp's shortcuts rest on this release's behaviour, read from its source (the
+// header of walk_skip.cpp lists what they rest on): 22.05's and 24.11's. On any other release every
+// pass walks every job unless PriorityParameters=walk_shortcuts=yes.
+inline constexpr bool kWalkShortcutsEstablished =
+    !FAIRWAY_SLURM_AT_LEAST(23, 2) || (FAIRWAY_SLURM_AT_LEAST(24, 11) && !FAIRWAY_SLURM_AT_LEAST(24, 12));
+
+// Whether slurmctld moves the job's QOS without asking for its priority: in 24.11 the schedulers set
+// job_ptr->qos_ptr of a job with several QOS to each in turn (job_scheduler.c:
+// _build_job_queue_for_qos, schedule) and acct_policy.c to the highest (_set_highest_prio_qos_ptr),
+// while its priority is computed with its current QOS.
+inline bool qos_moves_unasked(const job_record_t* job) {
+#if FAIRWAY_SLURM_AT_LEAST(23, 2)
+    return job->qos_list != nullptr;
+#else
+    (void)job;
+    return false;
+#endif
+}
 
 // The factors slurmctld keeps per job (job_ptr->prio_factors): priority_factors_object_t in 22.05,
 // priority_factors_t in 24.11, with the same field names.

@@ -3,26 +3,35 @@
 // age_calendar.h; this file gathers what slurmctld shows of the inputs).
 //
 // What a walk reads, and how a change of it is seen without visiting the jobs:
-// - the jobs themselves: in Slurm 22.05 a job's submission, every update of a job that is not held
-//   and its release end in set_job_prio(), which asks priority_p_set: the job is recomputed and
-//   filed in the age calendar right then (CalcPass::initial_priority). The changes that do not ask
-//   (a start, an end, a requeue, a purge, an array task split off as it starts) leave pending
-//   priorities alone, but a start makes a job accrue usage: slurmctld's start count (sdiag's
-//   statistics) tells, and a pass after a start looks at every job. A requeued job is one of the
-//   last walk's running jobs that is pending again, and makes the pass look at every job too.
+// - the jobs themselves: in Slurm 22.05 and 24.11 a job's submission (job_mgr.c: job_allocate), every
+//   update of a job that is not held (_update_job, also when it fails) and its release
+//   (_update_job, _release_job_rec) end in set_job_prio(), which asks priority_p_set: the job is
+//   recomputed and filed in the age calendar right then (CalcPass::initial_priority); so does a
+//   requeue in 24.11 (batch_requeue_fini). The changes that do not ask (a start, an end, a purge,
+//   an array task split off as it starts) leave pending priorities alone, but a start makes a job
+//   accrue usage: slurmctld's start count (sdiag's statistics, counted at every start in
+//   node_scheduler.c: select_nodes and _end_null_job) tells, and a pass after a start looks at
+//   every job. A requeued job is one of the last walk's running jobs that is pending again, and
+//   makes the pass look at every job too. In 24.11 the schedulers move the QOS of a job with
+//   several QOS without asking (compat::qos_moves_unasked): such a job is due at every pass.
 // - partitions, QOS, associations (priorities, shares, records), the cluster's size, fairway's
-//   settings: a fingerprint of them, taken every pass;
+//   settings: a fingerprint of them, taken every pass; 24.11's reconfigure re-executes slurmctld
+//   (controller.c: _try_to_reconfig), whose first pass walks every job;
 // - fair-share factors: compared with the ones the last walk used;
 // - ages: a job's age grows with no change stamped anywhere, so when only time went by, the jobs
 //   recomputed are those the age calendar says are due (jobs that do not accrue age yet are due
 //   every pass), and the walk is skipped only when the calendar is empty;
 // - a site_factor plugin may change any job when it updates: no skip with one configured.
 // Nothing else (no job pointer, only ids) is kept between passes, so a change that slips past all
-// of this (`scontrol top`, which sets priorities itself; a burst-buffer array task split off
-// before it starts) is only postponed, to the walk over all jobs made at least every kLongestSkip.
-// All of this rests on 22.05's behaviour: PriorityParameters=walk_shortcuts=no turns every shortcut
-// off (calc_pass.cpp: each pass takes the whole job list and walks every job), and that is the
-// default on the releases it was not checked against (compat::kWalkShortcutsEstablished).
+// of this (`scontrol top`, which sets priorities itself; an array task split off before it starts,
+// for a burst buffer or, in 24.11, an aftercorr dependency: job_scheduler.c:
+// _split_job_on_schedule; the one priority of a job with several partitions, computed for its
+// current partition, which the schedulers move without asking, build_job_queue, while they read
+// its per-partition priorities) is only postponed, to the walk over all jobs made at least every
+// kLongestSkip. All of this rests on 22.05's and 24.11's behaviour: PriorityParameters=
+// walk_shortcuts=no turns every shortcut off (calc_pass.cpp: each pass takes the whole job list and
+// walks every job), and that is the default on the releases it was not checked against
+// (compat::kWalkShortcutsEstablished).
 #include <cstring>
 
 #include "priority/calc_pass.h"

@@ -11,7 +11,7 @@
 
 prio_test_setup "PriorityParameters=calc_period=0:01" PriorityWeightAge=0 PriorityWeightQOS=10000 \
     PriorityWeightPartition=10000 DebugFlags=Priority SlurmctldDebug=verbose
-trap 'status=$?; sacctmgr -i -Q modify qos normal set Priority=0 >/dev/null 2>&1; (exit $status); prio_restore' EXIT
+trap 'status=$?; scancel -u alice; sacctmgr -i -Q delete qos urgent >/dev/null 2>&1; sacctmgr -i -Q modify qos normal set Priority=0 >/dev/null 2>&1; (exit $status); prio_restore' EXIT
 
 shortcuts=$(walk_shortcuts) || fail "slurmctld logged no walk_shortcuts setting"
 note "walk_shortcuts=$shortcuts"
@@ -48,6 +48,31 @@ wait_for 20 "the partition factor in sprio" eval 'greater "'"$part_before"'" "$(
     fail "sprio's partition factor stayed $(factor "$alice_job" P) (was $part_before)"
 note "partition factor: $part_before -> $(factor "$alice_job" P)"
 await_settled || fail "the walks did not settle again after the partition change"
+
+# A job with several QOS (24.11): the schedulers set its QOS to each in turn and ask for no
+# priority (its submission computed it with the highest), so the passes recompute it each time, as
+# a walk over all jobs would. A change to a partition it is not in makes the next pass walk every
+# job, and must change nothing of it.
+if [ "$(scontrol --version | awk '{ print $2 }' | cut -d. -f1)" != 22 ]; then
+    sacctmgr -i -Q add qos urgent Priority=300 >/dev/null || fail "cannot add QOS urgent"
+    sacctmgr -i -Q modify user where name=alice set qos+=urgent >/dev/null || fail "cannot give alice QOS urgent"
+    await_settled || fail "the walks did not settle after QOS urgent was added"
+    two_qos=$(submit alice -p debug -n1 -t 1 --qos=urgent,normal --wrap true) || fail "sbatch --qos=urgent,normal failed"
+    wait_for 30 "the schedulers to look at job $two_qos" eval '[ "$(squeue -h -j '"$two_qos"' -o %r)" != None ]' ||
+        fail "job $two_qos still pending with no reason"
+    wait_pass && wait_pass || fail "no pass after the job with two QOS"
+    before=$(squeue -h -j "$two_qos" -o %Q) walks=$(full_walks)
+    scontrol update PartitionName=gpu MaxTime=59 || fail "scontrol update partition gpu failed"
+    wait_for 30 "a pass that walks every job" eval '[ "$(full_walks)" -gt '"$walks"' ]' ||
+        fail "no pass walked every job after partition gpu changed"
+    wait_pass
+    [ "$(squeue -h -j "$two_qos" -o %Q)" = "$before" ] ||
+        fail "job $two_qos with two QOS: priority $before before a walk over all jobs, $(squeue -h -j "$two_qos" -o %Q) after"
+    note "job with two QOS: priority $before, the same after a walk over all jobs"
+    scontrol update PartitionName=gpu MaxTime=UNLIMITED
+    scancel "$two_qos"
+    sacctmgr -i -Q delete qos urgent >/dev/null || fail "cannot delete QOS urgent"
+fi
 
 # Usage moves fair share: an administrator's reset (earlier tests left usage behind), then a job
 # of alice, after which her pending job falls behind bob's.
