@@ -137,9 +137,23 @@ std::string SlurmClient::read_pending(SlurmSnapshot& out) {
     return {};
 }
 
-SlurmSnapshot SlurmClient::read(const std::vector<std::string>& accounts) {
+// GPUs per type over the nodes, each node once however many partitions contain it.
+std::string SlurmClient::read_gpu_types(SlurmSnapshot& out) {
+    node_info_msg_t* msg = nullptr;
+    if (slurm_load_node(0, &msg, SHOW_ALL) != SLURM_SUCCESS) return "cannot load nodes: " + last_slurm_error();
+    std::unique_ptr<node_info_msg_t, void (*)(node_info_msg_t*)> guard(msg, slurm_free_node_info_msg);
+    for (uint32_t i = 0; i < msg->record_count; ++i) {
+        const node_info_t& node = msg->node_array[i];
+        if (!node.name || !node.gres) continue;
+        for (const auto& [type, gpus] : quota::gpus_by_type(node.gres, settings_.gres)) out.gpus_by_type[type] += gpus;
+    }
+    return {};
+}
+
+SlurmSnapshot SlurmClient::read(const std::vector<std::string>& accounts, bool with_gpu_types) {
     SlurmSnapshot out;
     out.error = read_partitions(out);
+    if (out.error.empty() && with_gpu_types) out.error = read_gpu_types(out);
     if (out.error.empty()) out.error = read_associations(accounts, out);
     if (out.error.empty()) out.error = read_stored_limits(accounts, out);
     if (out.error.empty()) out.error = read_pending(out);

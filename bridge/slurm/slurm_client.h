@@ -29,13 +29,14 @@ struct AccountReading {
 struct SlurmSnapshot {
     std::string error;  // non-empty: slurmctld or slurmdbd could not be read; nothing else is valid
     std::vector<quota::PartitionInfo> partitions;
+    quota::FlavorUse gpus_by_type;                   // read only when asked: GPUs per GRES type over the nodes
     std::map<std::string, AccountReading> accounts;  // only accounts that exist
 };
 
 class SlurmClient {
 public:
     explicit SlurmClient(quota::SlurmSettings settings);
-    SlurmSnapshot read(const std::vector<std::string>& accounts);
+    SlurmSnapshot read(const std::vector<std::string>& accounts, bool with_gpu_types = false);
     // Sets the account association's GrpTRES gres/<gres>=gpus in slurmdbd; "" on success.
     std::string set_gpu_limit(const std::string& account, long gpus);
     // Fencing: set_gpu_limit writes only while `open` says so (see KubeApi::set_write_gate).
@@ -44,6 +45,7 @@ public:
 private:
     std::string cluster_name();
     std::string read_partitions(SlurmSnapshot& out);
+    std::string read_gpu_types(SlurmSnapshot& out);
     std::string read_associations(const std::vector<std::string>& accounts, SlurmSnapshot& out);
     std::string read_pending(SlurmSnapshot& out);
     std::string read_stored_limits(const std::vector<std::string>& accounts, SlurmSnapshot& out);

@@ -139,7 +139,7 @@ void read_covered_resources(const Reader& r, const YAML::Node& node, KubernetesS
 void read_kubernetes(const Reader& r, const YAML::Node& node, KubernetesSettings& out) {
     r.expect_map(node, "kubernetes",
                  {"kubeconfig", "owner", "backend", "cohort", "local_queue", "gpu_resource", "partition_label",
-                  "covered_resources"});
+                  "flavors", "gpu_type_label", "covered_resources"});
     if (node["kubeconfig"]) {
         std::string path = r.text(node["kubeconfig"], "kubernetes.kubeconfig");
         out.kubeconfig = path == "in-cluster" ? "" : path;
@@ -156,6 +156,13 @@ void read_kubernetes(const Reader& r, const YAML::Node& node, KubernetesSettings
     if (node["local_queue"]) out.local_queue = r.kube_name(node["local_queue"], "kubernetes.local_queue", true);
     if (node["gpu_resource"]) out.gpu_resource = r.text(node["gpu_resource"], "kubernetes.gpu_resource");
     if (node["partition_label"]) out.partition_label = r.text(node["partition_label"], "kubernetes.partition_label");
+    if (node["flavors"]) {
+        std::string basis = r.text(node["flavors"], "kubernetes.flavors");
+        if (basis == "partitions") out.flavors = FlavorBasis::partitions;
+        else if (basis == "gpu_types") out.flavors = FlavorBasis::gpu_types;
+        else r.fail(node["flavors"], "kubernetes.flavors", "expected 'partitions' or 'gpu_types', got '" + basis + "'");
+    }
+    if (node["gpu_type_label"]) out.gpu_type_label = r.text(node["gpu_type_label"], "kubernetes.gpu_type_label");
     if (node["covered_resources"]) read_covered_resources(r, node["covered_resources"], out);
     // Kueue allows a resource in one place of a ClusterQueue; the GPU's quota is the bridge's to set.
     if (out.covered_resources.count(out.gpu_resource))
@@ -223,17 +230,19 @@ void read_leader_election(const Reader& r, const YAML::Node& node, const Reconci
 // Kueue v0.14's ResourceFlavor allows at most this many nodeLabels (CRD maxProperties).
 constexpr std::size_t kMaxNodeLabels = 8;
 
-void read_partitions(const Reader& r, const YAML::Node& node, std::map<std::string, PartitionMapping>& out) {
-    if (!node.IsMap()) r.fail(node, "partitions", "expected a mapping of partition names");
-    std::map<std::string, std::string> partition_of_flavor;
+// `section`: partitions or gpu_types, each name's flavor named by `flavor_of`.
+void read_flavor_mappings(const Reader& r, const YAML::Node& node, const std::string& section,
+                          std::string (*flavor_of)(const std::string&), std::map<std::string, PartitionMapping>& out) {
+    if (!node.IsMap()) r.fail(node, section, "expected a mapping of names");
+    std::map<std::string, std::string> name_of_flavor;
     for (const auto& entry : node) {
         std::string name = entry.first.as<std::string>();
-        std::string key = "partitions." + name;
+        std::string key = section + "." + name;
         r.expect_map(entry.second, key, {"node_labels"});
-        auto [flavor, fresh] = partition_of_flavor.emplace(partition_flavor(name), name);
+        auto [flavor, fresh] = name_of_flavor.emplace(flavor_of(name), name);
         if (!fresh)
             r.fail(entry.first, key,
-                   "partitions '" + flavor->second + "' and '" + name + "' would share ResourceFlavor '" +
+                   section + " '" + flavor->second + "' and '" + name + "' would share ResourceFlavor '" +
                        flavor->first + "'");
         PartitionMapping mapping;
         if (entry.second["node_labels"])
@@ -324,21 +333,29 @@ bool is_dns1123_label(const std::string& name) {
     return name.size() <= 63 && std::regex_match(name, label);
 }
 
-std::string partition_flavor(const std::string& partition) {
-    const std::string plain = kFlavorPrefix + partition;
+namespace {
+// prefix + name when that is a DNS-1123 label; otherwise name lowercased, other characters '-',
+// and an FNV-1a hash of name appended.
+std::string flavor_label(const std::string& prefix, const std::string& name) {
+    const std::string plain = prefix + name;
     if (is_dns1123_label(plain)) return plain;
     std::uint32_t hash = 2166136261u;  // FNV-1a: stable across builds and hosts, unlike std::hash
     std::string base;
-    for (unsigned char c : partition) {
+    for (unsigned char c : name) {
         hash = (hash ^ c) * 16777619u;
         base += std::isalnum(c) ? static_cast<char>(std::tolower(c)) : '-';
     }
     char suffix[10];
     std::snprintf(suffix, sizeof suffix, "-%08x", hash);
-    base = (kFlavorPrefix + base).substr(0, 63 - 9);
+    base = (prefix + base).substr(0, 63 - 9);
     while (!base.empty() && base.back() == '-') base.pop_back();
     return base + suffix;
 }
+}  // namespace
+
+std::string partition_flavor(const std::string& partition) { return flavor_label(kFlavorPrefix, partition); }
+
+std::string gpu_type_flavor(const std::string& type) { return flavor_label(kGpuTypeFlavorPrefix, type); }
 
 BridgeConfig parse_bridge_config(const std::string& yaml_text, const std::string& file) {
     Reader r(file);
@@ -352,7 +369,8 @@ BridgeConfig parse_bridge_config(const std::string& yaml_text, const std::string
     config.source_file = file;
     if (!root.IsDefined() || root.IsNull()) throw InputError({file, 0, ""}, "empty configuration");
     r.expect_map(root, "",
-                 {"kubernetes", "slurm", "reconcile", "leader_election", "metrics", "partitions", "groups", "usage"});
+                 {"kubernetes", "slurm", "reconcile", "leader_election", "metrics", "partitions", "gpu_types", "groups",
+                  "usage"});
     if (root["kubernetes"]) read_kubernetes(r, root["kubernetes"], config.kubernetes);
     if (root["slurm"]) read_slurm(r, root["slurm"], config.slurm);
     if (root["reconcile"]) read_reconcile(r, root["reconcile"], config.reconcile);
@@ -366,7 +384,9 @@ BridgeConfig parse_bridge_config(const std::string& yaml_text, const std::string
         r.expect_map(root["metrics"], "metrics", {"listen"});
         if (root["metrics"]["listen"]) config.metrics_listen = r.text(root["metrics"]["listen"], "metrics.listen");
     }
-    if (root["partitions"]) read_partitions(r, root["partitions"], config.partitions);
+    if (root["partitions"])
+        read_flavor_mappings(r, root["partitions"], "partitions", partition_flavor, config.partitions);
+    if (root["gpu_types"]) read_flavor_mappings(r, root["gpu_types"], "gpu_types", gpu_type_flavor, config.gpu_types);
     if (!root["groups"]) throw InputError({file, 0, "groups"}, "missing: at least one quota group is needed");
     read_groups(r, root["groups"], config.groups);
     if (root["usage"]) read_usage(r, root["usage"], config.usage);

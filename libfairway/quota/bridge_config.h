@@ -10,6 +10,8 @@
 namespace fairway::quota {
 
 enum class Backend { kueue, volcano };
+// What a ResourceFlavor stands for: a Slurm partition, or a GPU type (GRES type) of the nodes.
+enum class FlavorBasis { partitions, gpu_types };
 
 inline constexpr const char* kUnlimited = "unlimited";
 // The identity of a bridge that names none (kubernetes.owner): it alone adopts objects made before
@@ -26,6 +28,8 @@ struct KubernetesSettings {
     std::string local_queue = "fairway";  // name of the LocalQueue created in each namespace
     std::string gpu_resource = "nvidia.com/gpu";
     std::string partition_label = "fairway.io/slurm-partition";  // default flavor node label key
+    FlavorBasis flavors = FlavorBasis::partitions;
+    std::string gpu_type_label = "fairway.io/gpu-type";  // default node label key of a GPU type's flavor
     // Resources a group's ClusterQueue covers besides the GPU, with their quota per flavor
     // (kUnlimited or a Kubernetes quantity). Kueue refuses a workload requesting a resource its
     // ClusterQueue does not cover, so a GPU pod with cpu and memory requests needs both covered.
@@ -84,6 +88,7 @@ struct BridgeConfig {
     LeaderElectionSettings leader_election;
     std::string metrics_listen = "127.0.0.1:9464";
     std::map<std::string, PartitionMapping> partitions;  // optional per-partition overrides
+    std::map<std::string, PartitionMapping> gpu_types;   // optional per-GPU-type overrides (node_labels)
     std::vector<QuotaGroup> groups;
     UsageSettings usage;
 };
@@ -95,6 +100,11 @@ struct BridgeConfig {
 // partition gets the same flavor in every bridge and every run.
 std::string partition_flavor(const std::string& partition);
 inline constexpr const char* kFlavorPrefix = "slurm-";
+// The ResourceFlavor standing for a GPU type (kubernetes.flavors: gpu_types): "gpu-" + the type,
+// made a DNS-1123 label as partition_flavor() does. GPUs of no type count as type kUntypedGpu.
+std::string gpu_type_flavor(const std::string& type);
+inline constexpr const char* kGpuTypeFlavorPrefix = "gpu-";
+inline constexpr const char* kUntypedGpu = "untyped";
 
 // Kubernetes' DNS-1123 label: at most 63 of [a-z0-9-], starting and ending alphanumeric.
 bool is_dns1123_label(const std::string& name);

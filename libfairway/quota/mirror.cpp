@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <set>
+#include <sstream>
 
 namespace fairway::quota {
 namespace {
@@ -28,24 +30,49 @@ DesiredObject kueue_object(const std::string& kind, const std::string& plural, c
     return {kind, collection, name, std::move(body)};
 }
 
-std::string flavor_name(const PartitionInfo& p) { return partition_flavor(p.name); }
+// What one ResourceFlavor stands for: a Slurm partition, or (kubernetes.flavors: gpu_types) a GPU
+// type, whose GPUs are each node's counted once however many partitions contain the node.
+struct FlavorSource {
+    std::string name;  // the partition, or the GRES type
+    long gpus = 0;
+    bool gpu_type = false;
+};
 
-DesiredObject resource_flavor(const BridgeConfig& config, const PartitionInfo& p) {
-    auto mapping = config.partitions.find(p.name);
-    std::map<std::string, std::string> labels;
-    if (mapping != config.partitions.end() && !mapping->second.node_labels.empty())
-        labels = mapping->second.node_labels;
-    else labels[config.kubernetes.partition_label] = p.name;
-    return kueue_object("ResourceFlavor", "resourceflavors", flavor_name(p),
-                        metadata(flavor_name(p), {{kPartitionLabel, p.name}}), {{"spec", {{"nodeLabels", labels}}}});
+std::string flavor_name(const FlavorSource& f) {
+    return f.gpu_type ? gpu_type_flavor(f.name) : partition_flavor(f.name);
 }
 
-std::vector<PartitionInfo> largest_partitions(std::vector<PartitionInfo> partitions) {
-    if (partitions.size() <= kMaxFlavorsPerQueue) return partitions;
-    std::stable_sort(partitions.begin(), partitions.end(), [](auto& a, auto& b) { return a.gpus > b.gpus; });
-    partitions.resize(kMaxFlavorsPerQueue);
-    std::sort(partitions.begin(), partitions.end(), [](auto& a, auto& b) { return a.name < b.name; });
-    return partitions;
+DesiredObject resource_flavor(const BridgeConfig& config, const FlavorSource& f) {
+    const auto& mappings = f.gpu_type ? config.gpu_types : config.partitions;
+    auto mapping = mappings.find(f.name);
+    std::map<std::string, std::string> labels;
+    if (mapping != mappings.end() && !mapping->second.node_labels.empty()) labels = mapping->second.node_labels;
+    else if (f.gpu_type) labels[config.kubernetes.gpu_type_label] = f.name;
+    else labels[config.kubernetes.partition_label] = f.name;
+    const char* mark = f.gpu_type ? kGpuTypeLabel : kPartitionLabel;
+    return kueue_object("ResourceFlavor", "resourceflavors", flavor_name(f), metadata(flavor_name(f), {{mark, f.name}}),
+                        {{"spec", {{"nodeLabels", labels}}}});
+}
+
+// The flavors the cluster's hardware calls for: one per GPU partition, or one per GPU type.
+std::vector<FlavorSource> flavor_sources(const BridgeConfig& config, const std::vector<PartitionInfo>& gpu_partitions,
+                                         const FlavorUse& gpus_by_type) {
+    std::vector<FlavorSource> out;
+    if (config.kubernetes.flavors == FlavorBasis::gpu_types) {
+        for (const auto& [type, gpus] : gpus_by_type)
+            if (gpus > 0) out.push_back({type, gpus, true});
+    } else {
+        for (const auto& p : gpu_partitions) out.push_back({p.name, p.gpus, false});
+    }
+    return out;
+}
+
+std::vector<FlavorSource> largest_flavors(std::vector<FlavorSource> flavors) {
+    if (flavors.size() <= kMaxFlavorsPerQueue) return flavors;
+    std::stable_sort(flavors.begin(), flavors.end(), [](auto& a, auto& b) { return a.gpus > b.gpus; });
+    flavors.resize(kMaxFlavorsPerQueue);
+    std::sort(flavors.begin(), flavors.end(), [](auto& a, auto& b) { return flavor_name(a) < flavor_name(b); });
+    return flavors;
 }
 
 // The partition a flavor of ours stands for: as its ResourceFlavor says, else the flavor's name
@@ -57,21 +84,33 @@ std::string flavor_partition_name(const std::string& flavor, const QueueFlavors&
     return flavor.substr(std::string(kFlavorPrefix).size());
 }
 
-// The partitions a group's ClusterQueue covers: the largest (see kMaxFlavorsPerQueue), and any
-// whose flavor still holds quota or reservations (capacity 0 when Slurm no longer lists it), so
-// that removing a partition never drops use from the queue's status nor moves its quota at once:
-// its quota leaves with the group's next decrease.
-std::vector<PartitionInfo> queue_partitions(const std::vector<PartitionInfo>& partitions, const QueueFlavors& seen) {
-    std::vector<PartitionInfo> covered = largest_partitions(partitions);
+// What a flavor of ours that neither Slurm nor the configuration calls for stands for, with no
+// GPUs; nullopt for a flavor not named by partition_flavor() or gpu_type_flavor().
+std::optional<FlavorSource> kept_flavor(const std::string& flavor, const QueueFlavors& seen) {
+    if (flavor.starts_with(kFlavorPrefix)) return FlavorSource{flavor_partition_name(flavor, seen), 0, false};
+    // gpu_type_flavor() keeps a DNS-1123 label as it is.
+    if (flavor.starts_with(kGpuTypeFlavorPrefix))
+        return FlavorSource{flavor.substr(std::string(kGpuTypeFlavorPrefix).size()), 0, true};
+    return std::nullopt;
+}
+
+// The flavors a group's ClusterQueue covers: the largest (see kMaxFlavorsPerQueue), and any that
+// still holds quota or reservations (capacity 0 when Slurm no longer has its partition or type, or
+// the configuration moved to the other basis), so that such a change never drops use from the
+// queue's status nor moves its quota at once: its quota leaves with the group's next decrease.
+std::vector<FlavorSource> queue_flavors(const std::vector<FlavorSource>& flavors, const QueueFlavors& seen) {
+    std::vector<FlavorSource> covered = largest_flavors(flavors);
     std::set<std::string> names;
-    for (const auto& p : covered) names.insert(flavor_name(p));
+    for (const auto& f : covered) names.insert(flavor_name(f));
     for (const FlavorUse* gpus_by_flavor : {&seen.nominal, &seen.reserved})
-        for (const auto& [flavor, gpus] : *gpus_by_flavor)
-            if (gpus > 0 && !names.count(flavor) && flavor.starts_with(kFlavorPrefix)) {
+        for (const auto& [flavor, gpus] : *gpus_by_flavor) {
+            if (gpus <= 0 || names.count(flavor)) continue;
+            if (auto kept = kept_flavor(flavor, seen)) {
                 names.insert(flavor);
-                covered.push_back({flavor_partition_name(flavor, seen), 0, 0});
+                covered.push_back(*kept);
             }
-    std::sort(covered.begin(), covered.end(), [](auto& a, auto& b) { return a.name < b.name; });
+        }
+    std::sort(covered.begin(), covered.end(), [](auto& a, auto& b) { return flavor_name(a) < flavor_name(b); });
     return covered;
 }
 
@@ -99,7 +138,7 @@ std::vector<std::pair<std::string, std::string>> other_resources(const Kubernete
 }
 
 DesiredObject cluster_queue(const BridgeConfig& config, const QuotaGroup& group,
-                            const std::vector<PartitionInfo>& covered, long limit, const QueueFlavors& seen) {
+                            const std::vector<FlavorSource>& covered, long limit, const QueueFlavors& seen) {
     auto gpus_of = [](const FlavorUse& gpus, const std::string& flavor) {
         auto found = gpus.find(flavor);
         return found == gpus.end() ? 0L : found->second;
@@ -138,21 +177,20 @@ DesiredObject cluster_queue(const BridgeConfig& config, const QuotaGroup& group,
 }
 
 void add_kueue_objects(const BridgeConfig& config, const std::vector<PartitionInfo>& gpu_partitions,
-                       const std::map<std::string, long>& kube_limits,
+                       const FlavorUse& gpus_by_type, const std::map<std::string, long>& kube_limits,
                        const std::map<std::string, QueueFlavors>& queues, std::vector<DesiredObject>& out) {
     std::set<int> tiers;
-    std::map<std::string, PartitionInfo> flavored;  // every partition some flavor stands for
-    for (const auto& p : gpu_partitions) {
-        flavored[p.name] = p;
-        tiers.insert(p.priority_tier);
-    }
+    for (const auto& p : gpu_partitions) tiers.insert(p.priority_tier);
+    const std::vector<FlavorSource> sources = flavor_sources(config, gpu_partitions, gpus_by_type);
+    std::map<std::string, FlavorSource> flavored;  // every flavor some queue covers or the hardware calls for
+    for (const auto& f : sources) flavored[flavor_name(f)] = f;
     std::vector<DesiredObject> group_objects;
     for (const auto& group : config.groups) {
         auto limit = kube_limits.find(group.name);
         auto seen = queues.find(group.name);
         const QueueFlavors& flavors = seen == queues.end() ? QueueFlavors{} : seen->second;
-        auto covered = queue_partitions(gpu_partitions, flavors);
-        for (const auto& p : covered) flavored.emplace(p.name, p);
+        auto covered = queue_flavors(sources, flavors);
+        for (const auto& f : covered) flavored.emplace(flavor_name(f), f);
         group_objects.push_back(
             cluster_queue(config, group, covered, limit == kube_limits.end() ? 0 : limit->second, flavors));
         for (const auto& ns : group.namespaces)
@@ -161,7 +199,7 @@ void add_kueue_objects(const BridgeConfig& config, const std::vector<PartitionIn
                              metadata(config.kubernetes.local_queue, {{kGroupLabel, group.name}}, ns),
                              {{"spec", {{"clusterQueue", group_queue_name(group)}}}}, ns));
     }
-    for (const auto& [name, p] : flavored) out.push_back(resource_flavor(config, p));
+    for (const auto& [name, f] : flavored) out.push_back(resource_flavor(config, f));
     for (int tier : tiers) {
         std::string name = "slurm-tier-" + std::to_string(tier);
         out.push_back(kueue_object("WorkloadPriorityClass", "workloadpriorityclasses", name, metadata(name, {}),
@@ -237,14 +275,15 @@ std::string group_queue_name(const QuotaGroup& group) { return "fairway-" + grou
 
 std::vector<DesiredObject> desired_objects(const BridgeConfig& config, const std::vector<PartitionInfo>& partitions,
                                            const std::map<std::string, long>& kube_limits,
-                                           const std::map<std::string, QueueFlavors>& queues) {
+                                           const std::map<std::string, QueueFlavors>& queues,
+                                           const FlavorUse& gpus_by_type) {
     std::vector<PartitionInfo> gpu_partitions;
     std::copy_if(partitions.begin(), partitions.end(), std::back_inserter(gpu_partitions),
                  [](const PartitionInfo& p) { return p.gpus > 0; });
     std::sort(gpu_partitions.begin(), gpu_partitions.end(), [](auto& a, auto& b) { return a.name < b.name; });
     std::vector<DesiredObject> out;
     if (config.kubernetes.backend == Backend::kueue)
-        add_kueue_objects(config, gpu_partitions, kube_limits, queues, out);
+        add_kueue_objects(config, gpu_partitions, gpus_by_type, kube_limits, queues, out);
     else add_volcano_objects(config, kube_limits, out);
     for (auto& object : out) object.body["metadata"]["labels"][kOwnerLabel] = config.kubernetes.owner;
     return out;
@@ -521,5 +560,30 @@ long tres_count(const std::string& tres, const std::string& name) {
         start = end + 1;
     }
     return 0;
+}
+
+std::map<std::string, long> gpus_by_type(const std::string& gres, const std::string& name) {
+    std::string plain;  // without the "(S:0-1)" socket lists, which may hold commas
+    int depth = 0;
+    for (char c : gres) {
+        depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+        if (depth == 0 && c != ')') plain += c;
+    }
+    std::map<std::string, long> out;
+    std::stringstream items(plain);
+    for (std::string item; std::getline(items, item, ',');) {
+        std::vector<std::string> parts;
+        std::stringstream fields(item);
+        for (std::string field; std::getline(fields, field, ':');) parts.push_back(field);
+        if (parts.empty() || parts[0] != name) continue;
+        auto is_digits = [](const std::string& t) { return !t.empty() && t.find_first_not_of("0123456789") == t.npos; };
+        // name, name:COUNT, name:TYPE, name:TYPE:COUNT (and flags such as no_consume between)
+        const bool counted = parts.size() > 1 && is_digits(parts.back());
+        if (counted && parts.back().size() > 9) continue;  // no GPU count is that long: malformed
+        const long count = counted ? std::stol(parts.back()) : 1;
+        const bool typed = parts.size() > (counted ? 2u : 1u);
+        out[typed ? parts[1] : kUntypedGpu] += count;
+    }
+    return out;
 }
 }  // namespace fairway::quota

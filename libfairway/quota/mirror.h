@@ -23,6 +23,8 @@ inline constexpr const char* kTermAnnotation = "fairway.io/term";
 inline constexpr const char* kOwnerLabel = "fairway.io/owner";
 // The label naming the Slurm partition a ResourceFlavor stands for.
 inline constexpr const char* kPartitionLabel = "fairway.io/slurm-partition";
+// The label naming the GPU type a ResourceFlavor stands for (kubernetes.flavors: gpu_types).
+inline constexpr const char* kGpuTypeLabel = "fairway.io/gpu-type";
 // The label naming the quota group an object belongs to.
 inline constexpr const char* kGroupLabel = "fairway.io/group";
 // Kueue v1beta1 allows at most 64 flavors in a resource group: a ClusterQueue covers the 64
@@ -77,11 +79,14 @@ struct QueueFlavors {
 std::string unlimited_quota(const std::string& resource);
 
 // Every object that should exist; `kube_limits` maps group name to its Kubernetes GPU limit and
-// `queues` to its ClusterQueue's flavors as read. A flavor that still holds quota or reservations
-// stays in the ClusterQueue (with its ResourceFlavor) after its partition is gone.
+// `queues` to its ClusterQueue's flavors as read. A flavor stands for a partition or, with
+// kubernetes.flavors gpu_types, for a GPU type: `gpus_by_type` (gpus_by_type() added up over the
+// nodes, each node once). A flavor that still holds quota or reservations stays in the
+// ClusterQueue (with its ResourceFlavor) after its partition or type is gone.
 std::vector<DesiredObject> desired_objects(const BridgeConfig& config, const std::vector<PartitionInfo>& partitions,
                                            const std::map<std::string, long>& kube_limits,
-                                           const std::map<std::string, QueueFlavors>& queues = {});
+                                           const std::map<std::string, QueueFlavors>& queues = {},
+                                           const FlavorUse& gpus_by_type = {});
 
 // Splits a group's Kubernetes limit over its flavors. Kueue enforces each flavor's nominalQuota on
 // its own, so a flavor whose quota exceeded its share of use would let Kubernetes go past the
@@ -167,4 +172,7 @@ nlohmann::json queue_event(const nlohmann::json& queue, const std::string& ns, c
 namespace fairway::quota {
 // The count of TRES `name` in Slurm's "cpu=4,mem=1G,gres/gpu=2,gres/gpu:a100=2" form; 0 if absent.
 long tres_count(const std::string& tres, const std::string& name);
+// A node's GRES `name` per type from its Gres string ("gpu:a100:4(S:0-1),gpu:2,mps:100"); GRES of
+// no type count under kUntypedGpu. A malformed entry counts nothing.
+std::map<std::string, long> gpus_by_type(const std::string& gres, const std::string& name);
 }  // namespace fairway::quota

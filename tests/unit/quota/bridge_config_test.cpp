@@ -102,6 +102,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "groups[0].namespaces[1]"},
         BadConfig{"kubernetes:\n  cohort: My_Cohort\ngroups: []\n", 2, "kubernetes.cohort"},
         BadConfig{"kubernetes:\n  owner: Site_B\ngroups: []\n", 2, "kubernetes.owner"},
+        BadConfig{"kubernetes:\n  flavors: nodes\ngroups: []\n", 2, "kubernetes.flavors"},
+        BadConfig{"gpu_types:\n  a100:\n    labels: {x: y}\ngroups: []\n", 3, "gpu_types.a100.labels"},
         BadConfig{"partitions:\n  gpu:\n    node_labels: {a: 1, b: 1, c: 1, d: 1, e: 1, f: 1, g: 1, h: 1, i: 1}\n"
                   "groups: []\n",
                   3, "partitions.gpu.node_labels"},
@@ -109,6 +111,22 @@ INSTANTIATE_TEST_SUITE_P(
                   "kubernetes.covered_resources.cpu"},
         BadConfig{"kubernetes:\n  covered_resources:\n    nvidia.com/gpu: unlimited\ngroups: []\n", 3,
                   "kubernetes.covered_resources.nvidia.com/gpu"}));
+
+TEST(BridgeConfig, FlavorsPerGpuTypeAreRead) {
+    auto config = parse_bridge_config(R"(
+kubernetes: {flavors: gpu_types, gpu_type_label: example.com/gpu}
+gpu_types:
+  h100: {node_labels: {nvidia.com/gpu.product: H100}}
+groups: [{name: a, gpus: 4, accounts: [x]}]
+)",
+                                      "f.yaml");
+    EXPECT_EQ(config.kubernetes.flavors, fairway::quota::FlavorBasis::gpu_types);
+    EXPECT_EQ(config.kubernetes.gpu_type_label, "example.com/gpu");
+    EXPECT_EQ(config.gpu_types.at("h100").node_labels.at("nvidia.com/gpu.product"), "H100");
+    EXPECT_EQ(parse_bridge_config(kMinimal, "f.yaml").kubernetes.flavors, fairway::quota::FlavorBasis::partitions);
+    EXPECT_EQ(fairway::quota::gpu_type_flavor("a100"), "gpu-a100");
+    EXPECT_TRUE(is_dns1123_label(fairway::quota::gpu_type_flavor("A100_80GB")));
+}
 
 TEST(BridgeConfig, PartitionsWhoseFlavorsWouldCollideAreRefused) {
     EXPECT_NO_THROW(

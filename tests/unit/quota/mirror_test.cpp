@@ -75,6 +75,60 @@ TEST(Mirror, OnlyTheDefaultOwnerAdoptsObjectsWithoutAnOwnersMark) {
     EXPECT_TRUE(owned_by(json{{"metadata", {{"labels", {{kOwnerLabel, kDefaultOwner}}}}}}, kDefaultOwner));
 }
 
+TEST(Mirror, GresStringsCountGpusPerType) {
+    EXPECT_EQ(gpus_by_type("gpu:a100:4(S:0-1)", "gpu"), (FlavorUse{{"a100", 4}}));
+    EXPECT_EQ(gpus_by_type("gpu:a100:2(S:0,1),gpu:h100:2(S:1),mps:100", "gpu"), (FlavorUse{{"a100", 2}, {"h100", 2}}));
+    EXPECT_EQ(gpus_by_type("gpu:4,gpu:a100:1", "gpu"), (FlavorUse{{kUntypedGpu, 4}, {"a100", 1}}));
+    EXPECT_EQ(gpus_by_type("gpu:a100", "gpu"), (FlavorUse{{"a100", 1}}));
+    EXPECT_EQ(gpus_by_type("gpu:a100:no_consume:2", "gpu"), (FlavorUse{{"a100", 2}}));
+    EXPECT_TRUE(gpus_by_type("mps:100,gpus:a100:2", "gpu").empty());
+    EXPECT_TRUE(gpus_by_type("", "gpu").empty());
+    EXPECT_EQ(gpus_by_type("gpu:a100:99999999999999999999,gpu:h100:2", "gpu"), (FlavorUse{{"h100", 2}}))
+        << "a count too long for a long counts nothing (and never throws)";
+}
+
+// Nodes 1-2 carry 4 a100 each, nodes 3-4 4 h100 each; partitions gpu and debug hold all four, a100
+// and h100 two each: with flavors per GPU type every node's GPUs count once.
+TEST(Mirror, FlavorsPerGpuTypeCountEachNodeOnceHoweverPartitionsOverlap) {
+    BridgeConfig config = two_groups(Backend::kueue);
+    config.kubernetes.flavors = FlavorBasis::gpu_types;
+    config.gpu_types["h100"].node_labels = {{"nvidia.com/gpu.product", "H100"}};
+    const std::vector<PartitionInfo> partitions = {{"gpu", 16, 1}, {"debug", 16, 2}, {"a100", 8, 1}, {"h100", 8, 1}};
+    const FlavorUse types = {{"a100", 8}, {"h100", 8}};
+    auto objects = desired_objects(config, partitions, {{"physics", 8}}, {}, types);
+    std::set<std::string> flavors;
+    for (const auto& o : objects)
+        if (o.kind == "ResourceFlavor") flavors.insert(o.name);
+    EXPECT_EQ(flavors, (std::set<std::string>{"gpu-a100", "gpu-h100"}));
+    EXPECT_EQ(find(objects, "ResourceFlavor", "gpu-a100")->body["spec"]["nodeLabels"],
+              (json{{"fairway.io/gpu-type", "a100"}}));
+    EXPECT_EQ(find(objects, "ResourceFlavor", "gpu-h100")->body["spec"]["nodeLabels"],
+              (json{{"nvidia.com/gpu.product", "H100"}}));
+    EXPECT_TRUE(find(objects, "WorkloadPriorityClass", "slurm-tier-2")) << "priority tiers still come from partitions";
+    auto queue = read_queue(find(objects, "ClusterQueue", "fairway-physics")->body, Backend::kueue, "nvidia.com/gpu");
+    EXPECT_EQ(queue.flavors.nominal, (FlavorUse{{"gpu-a100", 4}, {"gpu-h100", 4}})) << "split by what the nodes carry";
+    // By partition, the same limit lands on four flavors for the same 16 GPUs.
+    config.kubernetes.flavors = FlavorBasis::partitions;
+    auto by_partition = desired_objects(config, partitions, {{"physics", 8}}, {}, types);
+    EXPECT_EQ(read_queue(find(by_partition, "ClusterQueue", "fairway-physics")->body, Backend::kueue, "nvidia.com/gpu")
+                  .flavors.nominal.size(),
+              4u);
+}
+
+TEST(Mirror, APartitionFlavorHoldingQuotaStaysWhenFlavorsTurnToGpuTypes) {
+    BridgeConfig config = two_groups(Backend::kueue);
+    config.kubernetes.flavors = FlavorBasis::gpu_types;
+    QueueFlavors seen;
+    seen.nominal = {{"slurm-gpu", 4}};
+    seen.reserved = {{"slurm-gpu", 2}};
+    auto objects = desired_objects(config, {{"gpu", 16, 1}}, {{"physics", 4}}, {{"physics", seen}}, {{"a100", 16}});
+    auto queue = read_queue(find(objects, "ClusterQueue", "fairway-physics")->body, Backend::kueue, "nvidia.com/gpu");
+    EXPECT_EQ(queue.flavors.nominal.at("slurm-gpu"), 4) << "the same limit moves no quota";
+    EXPECT_EQ(queue.limit, 4);
+    ASSERT_TRUE(find(objects, "ResourceFlavor", "slurm-gpu"));
+    EXPECT_TRUE(find(objects, "ResourceFlavor", "gpu-a100"));
+}
+
 TEST(Mirror, AClusterQueueCoversAtMost64FlavorsAndStillAddsUpToItsLimit) {
     std::vector<PartitionInfo> partitions;
     for (int i = 0; i < 100; ++i) partitions.push_back({"p" + std::to_string(100 + i), i < 10 ? 8 : 4, 1});
