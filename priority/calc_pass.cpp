@@ -134,12 +134,21 @@ void CalcPass::rebuild_if_needed(const Settings& settings, time_t complete_until
     const fairshare::LedgerConfig config = settings.fairshare.ledger_config();
     auto rebuilt = usage_from_accounting(symbols_, config, now, complete_until, state_.env.started_at,
                                          partition_qos_ids(), resets);
-    if (!rebuilt) return;  // logged; tried again next pass
-    last_walk_.reset();    // the next pass charges from the whole job list, not the last walk's jobs
+    if (!rebuilt) {
+        accounting_outage_.unanswered(now, "the usage is rebuilt once it answers");
+        return;
+    }
+    const bool after_outage = accounting_outage_.end().has_value();
+    last_walk_.reset();  // the next pass charges from the whole job list, not the last walk's jobs
     const auto state = state_.usage.lock();
     state->rebuilt_provisionally = !complete;
-    info("priority/fairway: usage rebuilt from accounting: %zu associations, %zu meters%s",
-         rebuilt->book.fair_share_usage().association_count(), rebuilt->book.meter_count(),
+    // Without a usable state file, passes were skipped from slurmctld's start until slurmdbd answered.
+    const std::string unknown_for =
+        after_outage && !state->usage_known
+            ? "; the usage was unknown for " + std::to_string(now - state_.env.started_at) + " s"
+            : "";
+    info("priority/fairway: usage rebuilt from accounting: %zu associations, %zu meters%s%s",
+         rebuilt->book.fair_share_usage().association_count(), rebuilt->book.meter_count(), unknown_for.c_str(),
          complete ? ""
                   : "; slurmctld still has records queued for slurmdbd, so it is rebuilt again once they are stored");
     state->book = std::move(rebuilt->book);
@@ -161,7 +170,12 @@ void CalcPass::charge_forgotten_runs(const Settings& settings, time_t complete_u
     if (!since || complete_until < started_at) return;
     const auto charges = charges_of_forgotten_runs(symbols_, settings.fairshare.ledger_config(), *since, now,
                                                    complete_until, started_at, partition_qos_ids());
-    if (!charges) return;  // logged; tried again next pass
+    if (!charges) {
+        accounting_outage_.unanswered(now, "jobs slurmctld forgot are looked for once it answers");
+        return;
+    }
+    if (const auto silent_since = accounting_outage_.end())
+        info("priority/fairway: slurmdbd answers again, after %ld s", static_cast<long>(now - *silent_since));
     const auto state = state_.usage.lock();
     state->look_for_forgotten_runs_since.reset();
     if (!state->book || charges->empty()) return;

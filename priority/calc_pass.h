@@ -109,6 +109,7 @@ private:
     time_t accounting_complete_at_ = 0;                            // last time nothing was queued for slurmdbd
     std::shared_ptr<const fairshare::AssociationTree> hierarchy_;  // the last pass's
     std::optional<RememberedWalk> last_walk_;
+    AccountingOutage accounting_outage_;
     LimitsPublisher limits_;
     StepTimes step_times_;  // the current pass's
     bool gpu_billing_checked_ = false;

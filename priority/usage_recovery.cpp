@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <utility>
 
 #include "common/atomic_file.h"
 #include "common/error.h"
@@ -203,6 +204,14 @@ time_t accounting_complete_until(void* db_conn, time_t now, time_t& last_empty) 
     return last_empty;
 }
 
+void AccountingOutage::unanswered(time_t now, const char* until_then) {
+    if (since_) return;
+    since_ = now;
+    error("priority/fairway: slurmdbd did not return job records; %s", until_then);
+}
+
+std::optional<time_t> AccountingOutage::end() { return std::exchange(since_, std::nullopt); }
+
 std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbols,
                                                   const fairshare::LedgerConfig& config, time_t now,
                                                   time_t complete_until, time_t slurmctld_start,
@@ -213,10 +222,7 @@ std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbol
         fairshare::usage_horizon(resolved, fairshare::from_unix_seconds(now)).time_since_epoch().count();
     const auto usage_factors = qos_usage_factors();
     const OwnedList jobs = query_jobs(*symbols.acct_db_conn, since, now);
-    if (!jobs) {
-        error("priority/fairway: slurmdbd did not return job records; usage will be rebuilt at the next pass");
-        return std::nullopt;
-    }
+    if (!jobs) return std::nullopt;
     const LiveRuns live = live_runs(symbols, jobs.get());
     RebuiltUsage rebuilt{
         fairshare::UsageBook::starting_at(resolved, fairshare::from_unix_seconds(now)),
@@ -251,12 +257,7 @@ std::optional<std::vector<UsageCharge>> charges_of_forgotten_runs(const Slurmctl
     const auto since = std::max(horizon, fairshare::from_unix_seconds(saved_at));
     const auto usage_factors = qos_usage_factors();
     const OwnedList jobs = query_jobs(*symbols.acct_db_conn, since.time_since_epoch().count(), now);
-    if (!jobs) {
-        error(
-            "priority/fairway: slurmdbd did not return job records; jobs slurmctld forgot are looked for again at "
-            "the next pass");
-        return std::nullopt;
-    }
+    if (!jobs) return std::nullopt;
     const std::set<fairshare::RunId> held = held_runs(symbols, jobs.get());
     std::vector<UsageCharge> charges;
     for_each_record(jobs.get(), [&](const slurmdb_job_rec_t* job) {

@@ -44,6 +44,20 @@ using PartitionQos = std::unordered_map<std::string, fairshare::QosId>;
 // seen), which this updates. Called every pass, so that `last_empty` is at most a period old.
 time_t accounting_complete_until(void* db_conn, time_t now, time_t& last_empty);
 
+// slurmdbd's silence, logged once per outage: passes ask it every calc period while it is down,
+// and an error each time would bury the one that says what is wrong. Pass thread only.
+class AccountingOutage {
+public:
+    // A query got no answer: an error saying what waits (`until_then`) if none was logged since
+    // the last answer.
+    void unanswered(time_t now, const char* until_then);
+    // A query was answered: when the outage it ends began (none: there was none).
+    std::optional<time_t> end();
+
+private:
+    std::optional<time_t> since_;
+};
+
 // A rebuilt book and the runs it saw.
 struct RebuiltUsage {
     fairshare::UsageBook book;
@@ -57,9 +71,9 @@ struct RebuiltUsage {
 // each run is charged: recorded_runs.h, with `complete_until` from accounting_complete_until and
 // `slurmctld_start` when this slurmctld started. Each
 // run is charged as a span (run_charges.h), so it weighs what the passes' charges of it weigh; nothing
-// is charged to an association or QOS from before its reset in `resets`. nullopt (logged) when
-// slurmdbd does not answer. Takes slurmctld's job read lock and assoc_mgr's QOS read lock itself; call without any
-// Slurm lock held.
+// is charged to an association or QOS from before its reset in `resets`. nullopt when
+// slurmdbd does not answer (AccountingOutage logs it). Takes slurmctld's job read lock and
+// assoc_mgr's QOS read lock itself; call without any Slurm lock held.
 std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbols,
                                                   const fairshare::LedgerConfig& config, time_t now,
                                                   time_t complete_until, time_t slurmctld_start,
@@ -72,8 +86,8 @@ std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbol
 // it restarts without the jobs that ran since, and what the lost passes charged of them was in the
 // lost memory only; jobs slurmctld holds are charged by the passes from `saved_at`, so no run is
 // charged twice. How far an open record is charged: recorded_runs.h (slurmctld does not hold it:
-// up to `complete_until`, and not past `slurmctld_start`). nullopt (logged) when slurmdbd does not
-// answer. Locks as usage_from_accounting.
+// up to `complete_until`, and not past `slurmctld_start`). nullopt when slurmdbd does not answer
+// (AccountingOutage logs it). Locks as usage_from_accounting.
 std::optional<std::vector<UsageCharge>> charges_of_forgotten_runs(const SlurmctldSymbols& symbols,
                                                                   const fairshare::LedgerConfig& config,
                                                                   time_t saved_at, time_t now, time_t complete_until,
