@@ -1,7 +1,6 @@
 #include "priority/external_usage.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,7 +16,6 @@
 namespace fairway::priority {
 namespace {
 
-constexpr const char* kSpoolName = "fairway_usage";
 constexpr const char* kRefusedName = "refused";
 
 bool trusted_owner(const struct stat& st, uid_t owner) { return st.st_uid == owner || st.st_uid == 0; }
@@ -59,25 +57,6 @@ std::vector<std::string> file_names(const std::string& spool) {
     return names;
 }
 
-// The record's text; throws InputError (naming the file) when the file cannot be trusted or read.
-std::string read_record_file(const std::string& path, uid_t owner) {
-    const auto refuse = [&](const std::string& problem) { throw InputError({path, 0, ""}, problem); };
-    const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) refuse(std::string("cannot open: ") + std::strerror(errno));
-    struct stat st {};
-    std::string text;
-    const bool usable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && trusted_owner(st, owner) &&
-                        !writable_by_others(st) && st.st_size <= static_cast<off_t>(fairshare::kMaxUsageRecordBytes);
-    if (usable) {
-        text.resize(static_cast<std::size_t>(st.st_size));
-        const ssize_t got = pread(fd, text.data(), text.size(), 0);
-        if (got != static_cast<ssize_t>(text.size())) text.clear();
-    }
-    close(fd);
-    if (!usable) refuse("not a regular file owned by SlurmUser or root, writable by no one else, of at most 256 KiB");
-    return text;
-}
-
 void move_aside(const std::string& spool, const std::string& name) {
     const std::string refused = spool + "/" + kRefusedName;
     mkdir(refused.c_str(), 0700);
@@ -101,7 +80,7 @@ AssociationIds association_ids() {
 }  // namespace
 
 std::string usage_spool_dir(const std::string& state_file) {
-    return (std::filesystem::path(state_file).parent_path() / kSpoolName).string();
+    return (std::filesystem::path(state_file).parent_path() / fairshare::kUsageSpoolName).string();
 }
 
 SpoolReading read_new_records(const std::string& spool, uid_t owner, const fairshare::DeliveryWatermarks& watermarks,
@@ -111,7 +90,7 @@ SpoolReading read_new_records(const std::string& spool, uid_t owner, const fairs
     for (const fairshare::RecordName& name : fairshare::new_records(file_names(spool), watermarks)) {
         const std::string file = fairshare::usage_record_name(name.source, name.sequence);
         try {
-            const std::string text = read_record_file(spool + "/" + file, owner);
+            const std::string text = fairshare::read_trusted_record(spool + "/" + file, owner);
             reading.records.push_back(fairshare::parse_usage_record(text, file, fairshare::from_unix_seconds(now)));
         } catch (const InputError& e) {
             error("priority/fairway: usage record %s refused: %s", file.c_str(), e.what());

@@ -11,7 +11,8 @@ tools_libfairway_report_la_SOURCES = \
 	tools/report/svg_plot.cpp tools/report/svg_plot.h tools/report/svg_text.h \
 	tools/report/commands.cpp tools/report/commands.h \
 	tools/report/tool_main.cpp tools/report/tool_main.h \
-	tools/report/child_process.cpp tools/report/child_process.h
+	tools/report/child_process.cpp tools/report/child_process.h \
+	tools/report/kube_usage.cpp tools/report/kube_usage.h
 tools_libfairway_report_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools $(NLOHMANN_JSON_CFLAGS)
 
 # The live reader: the only part that talks to Slurm (libslurm/libslurmdb, public headers only),

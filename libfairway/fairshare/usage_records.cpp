@@ -1,9 +1,15 @@
 #include "fairshare/usage_records.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
 #include "common/error.h"
@@ -195,6 +201,25 @@ std::vector<RecordName> new_records(const std::vector<std::string>& file_names, 
         return a.source != b.source ? a.source < b.source : a.sequence < b.sequence;
     });
     return out;
+}
+
+std::string read_trusted_record(const std::string& path, uid_t owner) {
+    const auto refuse = [&](const std::string& problem) { throw InputError({path, 0, ""}, problem); };
+    const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) refuse(std::string("cannot open: ") + std::strerror(errno));
+    struct stat st {};
+    std::string text;
+    const bool usable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_uid == owner || st.st_uid == 0) &&
+                        (st.st_mode & (S_IWGRP | S_IWOTH)) == 0 &&
+                        st.st_size <= static_cast<off_t>(kMaxUsageRecordBytes);
+    if (usable) {
+        text.resize(static_cast<std::size_t>(st.st_size));
+        const ssize_t got = pread(fd, text.data(), text.size(), 0);
+        if (got != static_cast<ssize_t>(text.size())) text.clear();
+    }
+    close(fd);
+    if (!usable) refuse("not a regular file owned by SlurmUser or root, writable by no one else, of at most 256 KiB");
+    return text;
 }
 
 }  // namespace fairway::fairshare

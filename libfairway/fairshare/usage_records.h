@@ -22,6 +22,8 @@
 // ledger, once.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -76,6 +78,14 @@ bool valid_usage_source(std::string_view source);
 
 // The text of a record (what the source writes).
 std::string format_usage_record(const UsageRecord& record);
+
+// The spool's name under StateSaveLocation.
+inline constexpr std::string_view kUsageSpoolName = "fairway_usage";
+
+// The text of the record file at `path`, read only when it can be trusted: a regular file (no
+// symlink) owned by `owner` (SlurmUser) or root, writable by neither its group nor others, of at
+// most kMaxUsageRecordBytes. Throws InputError naming the path otherwise, or when it cannot be read.
+std::string read_trusted_record(const std::string& path, uid_t owner);
 
 // Parses and validates a record read from `file` (its name in the spool) at `now`: the format, the
 // source and sequence matching the file name, and each charge (start <= end, end not after now +

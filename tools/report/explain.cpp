@@ -74,6 +74,22 @@ std::string joined(const std::vector<std::string>& parts) {
     return text;
 }
 
+// Kubernetes' part of a node's RawUsage: its own and, for an account, its subtree's, as sshare sums it.
+double subtree_kubernetes_usage(const ReportModel& model, std::size_t index) {
+    double sum = model.kubernetes_usage(index);
+    for (std::size_t child : model.tree().children(index)) sum += subtree_kubernetes_usage(model, child);
+    return sum;
+}
+
+// Where the usage behind the factor was spent: Slurm's jobs, Kubernetes' GPUs (fairway-bridge's records).
+void print_usage_by_cluster(std::ostream& out, long double raw_usage, double kubernetes) {
+    const double total = static_cast<double>(raw_usage);
+    const double slurm = std::max(0.0, total - kubernetes);
+    const auto percent = [&](double part) { return total > 0 ? std::llround(100 * part / total) : 0LL; };
+    out << "  RawUsage from Slurm " << std::llround(slurm) << " (" << percent(slurm) << "%), from Kubernetes "
+        << std::llround(kubernetes) << " (" << percent(kubernetes) << "%)\n";
+}
+
 }  // namespace
 
 std::vector<AssociationExplanation> explain_target(const ReportModel& model, const std::string& target) {
@@ -95,6 +111,7 @@ std::vector<AssociationExplanation> explain_target(const ReportModel& model, con
         e.rank = rank_of(e.job_factor, user_factors);
         rank_among_peers(model, result, e);
         e.weighted_fairshare = model.settings().weight_fairshare * e.job_factor;
+        e.kubernetes_usage = subtree_kubernetes_usage(model, index);
         out.push_back(std::move(e));
     }
     return out;
@@ -115,6 +132,7 @@ void print_explanations(std::ostream& out, const ReportModel& model,
             << (f.raw_shares ? (f.raw_shares->use_parent ? "parent" : std::to_string(f.raw_shares->raw)) : "-")
             << "  NormShares " << fixed(f.norm_shares) << "  RawUsage " << static_cast<unsigned long long>(f.raw_usage)
             << "  EffectvUsage " << fixed(f.effective_usage) << "  LevelFS " << optional_fixed(f.level_fs) << "\n";
+        print_usage_by_cluster(out, f.raw_usage, e.kubernetes_usage);
         out << "  Fair-share factor " << fixed(e.job_factor) << ": rank " << e.rank << " of " << e.ranked
             << " user associations (1 = highest)\n";
         out << "  Among its " << e.peers << " sibling(s): rank " << e.peer_rank << " by "
@@ -138,7 +156,8 @@ nlohmann::json explanations_json(const std::vector<AssociationExplanation>& expl
                                {"ranked", e.ranked},
                                {"peer_rank", e.peer_rank},
                                {"peers", e.peers},
-                               {"weighted_fairshare", e.weighted_fairshare}};
+                               {"weighted_fairshare", e.weighted_fairshare},
+                               {"kubernetes_usage", e.kubernetes_usage}};
         if (!e.user.empty()) item["user"] = e.user;
         list.push_back(std::move(item));
     }

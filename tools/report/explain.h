@@ -24,6 +24,7 @@ struct AssociationExplanation {
     std::size_t rank = 0, ranked = 0;      // among all user associations, 1 = highest factor
     std::size_t peer_rank = 0, peers = 0;  // among siblings, by LevelFS (Fair Tree) or factor (classic)
     double weighted_fairshare = 0;         // PriorityWeightFairshare x job_factor
+    double kubernetes_usage = 0;           // the part of figures.raw_usage charged from Kubernetes
 };
 
 // Explains every association of `target`: a user name (all their associations) or an account.

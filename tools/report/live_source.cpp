@@ -28,9 +28,11 @@ extern "C" {
 #include "common/iso8601.h"
 #include "fairshare/parameters.h"
 #include "fairshare/run_charges.h"
+#include "fairshare/usage_records.h"
 #include "report/child_process.h"
 #include "report/controller_view.h"
 #include "report/explain.h"
+#include "report/kube_usage.h"
 #include "report/slurm_compat.h"
 
 extern "C" {
@@ -491,6 +493,23 @@ void print_job_factors(std::ostream& out, std::uint32_t job_id) {
     if (!listed) out << "  (slurmctld reports no factors: the job is not pending)\n";
 }
 
+// priority/fairway's Kubernetes usage (report/kube_usage.h), each association's from its last reset
+// on, as the plugin's book charges it; other priority plugins charge none.
+void add_spool_usage(const LiveContext& ctx, const fairshare::UsageResets& resets, ReportModel& model) {
+    const std::string type = slurm_conf.priority_type ? slurm_conf.priority_type : "";
+    if (type != "priority/fairway" || !slurm_conf.state_save_location) return;
+    std::unordered_map<std::string, std::uint32_t> assoc_id_by_name;
+    for (const auto& [id, names] : ctx.names_by_assoc_id) assoc_id_by_name[names.first + '\0' + names.second] = id;
+    const CountsFrom counts_from = [&](const std::string& account, const std::string& user, TimePoint from) {
+        auto id = assoc_id_by_name.find(account + '\0' + user);
+        if (id == assoc_id_by_name.end()) return from;
+        return resets.counts_from(fairshare::ResetOwner::association, id->second, from);
+    };
+    const std::string spool =
+        std::string(slurm_conf.state_save_location) + "/" + std::string(fairshare::kUsageSpoolName);
+    add_kubernetes_usage(spool, slurm_conf.slurm_user_id, model, counts_from);
+}
+
 }  // namespace
 
 void load_live(const Options& options, ReportModel& model) {
@@ -503,6 +522,7 @@ void load_live(const Options& options, ReportModel& model) {
     charging.controller.queued_for_slurmdbd();
     AccountingQuery query{query_start(ctx.header.settings), ctx.header.settings.now, options.use_sacct, options.sacct};
     load_accounting(ctx, query, [&](const InputHeader& header) { model.begin(header); });
+    add_spool_usage(ctx, charging.resets, model);
     model.finish(ctx.header.settings);
     if (ctx.skipped > 0)
         std::fprintf(stderr, "fairway-report: note: %zu job record(s) of deleted associations were skipped\n",

@@ -45,8 +45,9 @@ struct UsageSample {
     std::optional<TimePoint> start;
     TimePoint end{};
     double billing_seconds = 0;
-    double gpu_seconds = 0;  // optional in the input; for the GPU-hours column
-    double cpu_seconds = 0;  // optional in the input; for the CPU-hours column
+    double gpu_seconds = 0;   // optional in the input; for the GPU-hours column
+    double cpu_seconds = 0;   // optional in the input; for the CPU-hours column
+    bool kubernetes = false;  // Kubernetes usage (fairway-bridge's records), not a Slurm job's
 };
 
 struct InputHeader {

@@ -85,11 +85,13 @@ void ReportModel::begin(const InputHeader& header) {
         tree_ = fairshare::AssociationTree(nodes_);
         ledger_ = fairshare::WindowedUsageLedger(
             fairshare::LedgerConfig{settings_.window, settings_.half_life, settings_.bucket}.validated());
+        kube_ledger_ = fairshare::WindowedUsageLedger(ledger_.config());
     } catch (const InputError& error) {
         rethrow_at_association(header, error);
     }
     totals_.assign(nodes_.size(), {});
     history_.assign(nodes_.size(), std::vector<double>(kHistoryBins, 0.0));
+    kube_history_ = history_;
     Seconds span = settings_.window != fairshare::kInfiniteWindow ? settings_.window
                    : settings_.half_life.count() > 0              ? 4 * settings_.half_life
                                                                   : Seconds{14 * 86400};
@@ -105,7 +107,8 @@ void ReportModel::add(const UsageSample& sample, const SourceLocation& where) {
     if (sample.end > settings_.now) throw InputError({where.file, where.line, where.key + ".end"}, "is after 'now'");
     ++records_;
     try {
-        charge(tree_.node(*index).id, sample);
+        charge(ledger_, tree_.node(*index).id, sample);
+        if (sample.kubernetes) charge(kube_ledger_, tree_.node(*index).id, sample);
     } catch (const InputError& error) {
         throw InputError(where, error.what());
     }
@@ -113,24 +116,31 @@ void ReportModel::add(const UsageSample& sample, const SourceLocation& where) {
     if (share <= 0) return;
     WindowTotals& totals = totals_[*index];
     totals.billing_seconds += share * sample.billing_seconds;
-    totals.gpu_seconds += share * sample.gpu_seconds;
-    totals.cpu_seconds += share * sample.cpu_seconds;
+    if (sample.kubernetes) {
+        totals.kube_gpu_seconds += share * sample.gpu_seconds;
+        totals.kube_billing_seconds += share * sample.billing_seconds;
+    } else {
+        totals.gpu_seconds += share * sample.gpu_seconds;
+        totals.cpu_seconds += share * sample.cpu_seconds;
+    }
     if (sample.end >= history_start_) {
         auto span = (settings_.now - history_start_).count();
         auto bin = span > 0 ? static_cast<std::size_t>((sample.end - history_start_).count() * kHistoryBins / span) : 0;
-        history_[*index][std::min(bin, kHistoryBins - 1)] += share * sample.billing_seconds;
+        const std::size_t clamped = std::min(bin, kHistoryBins - 1);
+        history_[*index][clamped] += share * sample.billing_seconds;
+        if (sample.kubernetes) kube_history_[*index][clamped] += share * sample.billing_seconds;
     }
 }
 
 // A record with a start is a job's run, charged by the plugin's rule; one without is charged at its end.
-void ReportModel::charge(fairshare::AssocId id, const UsageSample& sample) {
+void ReportModel::charge(fairshare::WindowedUsageLedger& ledger, fairshare::AssocId id, const UsageSample& sample) {
     if (!sample.start || *sample.start >= sample.end) {
-        ledger_.charge(id, sample.billing_seconds, sample.end);
+        ledger.charge(id, sample.billing_seconds, sample.end);
         return;
     }
     const double rate = sample.billing_seconds / static_cast<double>((sample.end - *sample.start).count());
     const fairshare::ChargeSpan span = fairshare::uncharged_span(*sample.start, sample.end, std::nullopt, horizon_);
-    ledger_.charge_span(id, rate, span.from, span.to);
+    ledger.charge_span(id, rate, span.from, span.to);
 }
 
 // The part of a record's amounts used inside the window at "now" (the ledger judges age against the
@@ -146,7 +156,12 @@ double ReportModel::share_in_window(const UsageSample& sample) const {
 void ReportModel::finish(const ReportSettings& settings) {
     settings_ = settings;
     ledger_.advance(settings_.now);
+    kube_ledger_.advance(settings_.now);
     tree_ = tree_.with_usage(ledger_, settings_.now);
+}
+
+double ReportModel::kubernetes_usage(std::size_t index) const {
+    return kube_ledger_.usage(tree_.node(index).id, settings_.now);
 }
 
 fairshare::FairShareResult ReportModel::fair_share() const {
@@ -160,17 +175,26 @@ WindowTotals ReportModel::subtree_totals(std::size_t index) const {
         sum.billing_seconds += part.billing_seconds;
         sum.gpu_seconds += part.gpu_seconds;
         sum.cpu_seconds += part.cpu_seconds;
+        sum.kube_gpu_seconds += part.kube_gpu_seconds;
+        sum.kube_billing_seconds += part.kube_billing_seconds;
     }
     return sum;
 }
 
-std::vector<double> ReportModel::subtree_history(std::size_t index) const {
-    std::vector<double> sum = history_.at(index);
+std::vector<double> ReportModel::subtree_sum(const std::vector<std::vector<double>>& per_node,
+                                             std::size_t index) const {
+    std::vector<double> sum = per_node.at(index);
     for (std::size_t child : tree_.children(index)) {
-        std::vector<double> part = subtree_history(child);
+        std::vector<double> part = subtree_sum(per_node, child);
         for (std::size_t bin = 0; bin < sum.size(); ++bin) sum[bin] += part[bin];
     }
     return sum;
+}
+
+std::vector<double> ReportModel::subtree_history(std::size_t index) const { return subtree_sum(history_, index); }
+
+std::vector<double> ReportModel::subtree_kubernetes_history(std::size_t index) const {
+    return subtree_sum(kube_history_, index);
 }
 
 std::optional<std::size_t> ReportModel::find(const std::string& account, const std::string& user) const {

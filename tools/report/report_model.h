@@ -17,9 +17,11 @@ namespace fairway::report {
 
 // Undecayed totals of one association's own records inside the window.
 struct WindowTotals {
-    double billing_seconds = 0;
-    double gpu_seconds = 0;
-    double cpu_seconds = 0;
+    double billing_seconds = 0;       // Slurm's and Kubernetes' together
+    double gpu_seconds = 0;           // on Slurm
+    double cpu_seconds = 0;           // on Slurm
+    double kube_gpu_seconds = 0;      // on Kubernetes
+    double kube_billing_seconds = 0;  // the part of billing_seconds from Kubernetes
 };
 
 class ReportModel : public UsageConsumer {
@@ -37,6 +39,9 @@ public:
 
     const ReportSettings& settings() const noexcept { return settings_; }
     const fairshare::WindowedUsageLedger& ledger() const { return ledger_; }
+    // The part of node `index`'s own windowed, decayed usage (its RawUsage) that Kubernetes' records
+    // charged, by the same rule in a ledger of their own.
+    double kubernetes_usage(std::size_t index) const;
     // The tree with every association's own usage set to its windowed usage at "now".
     const fairshare::AssociationTree& tree() const noexcept { return tree_; }
     fairshare::FairShareResult fair_share() const;
@@ -46,6 +51,8 @@ public:
     WindowTotals subtree_totals(std::size_t index) const;
     // Undecayed billing per history bin (oldest first) of node `index` and its subtree.
     std::vector<double> subtree_history(std::size_t index) const;
+    // The part of subtree_history() from Kubernetes.
+    std::vector<double> subtree_kubernetes_history(std::size_t index) const;
     // The time span covered by the history bins: [history_start(), now].
     TimePoint history_start() const noexcept { return history_start_; }
     std::size_t records_read() const noexcept { return records_; }
@@ -59,18 +66,21 @@ private:
     void add_node(const AssociationSpec& spec, fairshare::AssocId parent);
     void build_tree(const std::vector<AssociationSpec>& specs);
     [[noreturn]] void rethrow_at_association(const InputHeader& header, const InputError& error) const;
-    void charge(fairshare::AssocId id, const UsageSample& sample);
+    void charge(fairshare::WindowedUsageLedger& ledger, fairshare::AssocId id, const UsageSample& sample);
     double share_in_window(const UsageSample& sample) const;
 
     ReportSettings settings_;
     fairshare::WindowedUsageLedger ledger_;
+    fairshare::WindowedUsageLedger kube_ledger_;  // Kubernetes' charges alone
     fairshare::AssociationTree tree_;
     std::vector<fairshare::AssociationNode> nodes_;               // while building
     std::vector<SourceLocation> node_where_;                      // input location per node
     std::unordered_map<std::string, std::size_t> index_by_name_;  // "account\0user" -> node index
     mutable std::string lookup_key_;                              // find()'s key, reused: no allocation per record
     std::vector<WindowTotals> totals_;
+    std::vector<double> subtree_sum(const std::vector<std::vector<double>>& per_node, std::size_t index) const;
     std::vector<std::vector<double>> history_;
+    std::vector<std::vector<double>> kube_history_;  // the part of history_ from Kubernetes
     TimePoint history_start_{};
     TimePoint horizon_{};  // fairshare::usage_horizon at "now": older seconds are not charged
     std::size_t records_ = 0;

@@ -90,6 +90,7 @@ std::vector<Column> summary_columns() {
                                                     : std::nullopt;
                       }),
         text_column("GPUHours", 10, [](R r) { return hours_text(r.totals.gpu_seconds); }),
+        text_column("KubeGPUHours", 12, [](R r) { return hours_text(r.totals.kube_gpu_seconds); }),
         text_column("CPUHours", 10, [](R r) { return hours_text(r.totals.cpu_seconds); }),
     };
 }
@@ -185,6 +186,7 @@ nlohmann::json summary_json(const ReportSettings& settings, const std::vector<Su
         item["fair_share"] = json_number(f.fair_share);
         item["level_fs"] = json_number(f.level_fs);
         item["gpu_hours"] = row.totals.gpu_seconds / 3600.0;
+        item["kubernetes_gpu_hours"] = row.totals.kube_gpu_seconds / 3600.0;
         item["cpu_hours"] = row.totals.cpu_seconds / 3600.0;
         item["billing_hours"] = row.totals.billing_seconds / 3600.0;
         list.push_back(std::move(item));

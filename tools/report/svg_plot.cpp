@@ -65,25 +65,30 @@ std::vector<std::size_t> top_accounts(const fairshare::AssociationTree& tree) {
 void usage_panel(std::ostringstream& svg, const ReportModel& model, int top) {
     const fairshare::AssociationTree& tree = model.tree();
     std::vector<std::size_t> accounts = top_accounts(tree);
-    std::vector<std::vector<double>> series;
+    std::vector<std::vector<double>> series, kubernetes;
     std::vector<double> stacked(ReportModel::kHistoryBins, 0.0);
     for (std::size_t account : accounts) {
         series.push_back(model.subtree_history(account));
+        kubernetes.push_back(model.subtree_kubernetes_history(account));
         for (std::size_t b = 0; b < stacked.size(); ++b) stacked[b] += series.back()[b] / 3600.0;
     }
     Panel p{top, std::max(1e-9, *std::max_element(stacked.begin(), stacked.end())) * 1.05};
-    frame(svg, p, "Usage per account over the window (billing-hours per bin, undecayed)", "billing-hours",
-          format_iso8601(model.history_start()), format_iso8601(model.settings().now));
+    frame(svg, p, "Usage per account over the window (billing-hours per bin, undecayed; pale: on Kubernetes)",
+          "billing-hours", format_iso8601(model.history_start()), format_iso8601(model.settings().now));
     double bar = static_cast<double>(p.plot_width()) / ReportModel::kHistoryBins;
     std::vector<double> base(ReportModel::kHistoryBins, 0.0);
     for (std::size_t a = 0; a < accounts.size(); ++a) {
         legend_entry(svg, p, a, tree.node(accounts[a]).account);
         for (std::size_t b = 0; b < base.size(); ++b) {
-            double hours = series[a][b] / 3600.0;
-            if (hours <= 0) continue;
-            svg << "<rect x=\"" << kLeft + bar * b << "\" y=\"" << p.y(base[b] + hours) << "\" width=\"" << bar * 0.9
-                << "\" height=\"" << p.y(base[b]) - p.y(base[b] + hours) << "\" fill=\"" << series_color(a) << "\"/>\n";
-            base[b] += hours;
+            const double kube_hours = kubernetes[a][b] / 3600.0;
+            const double slurm_hours = series[a][b] / 3600.0 - kube_hours;
+            for (const auto& [hours, pale] : {std::pair{slurm_hours, false}, std::pair{kube_hours, true}}) {
+                if (hours <= 0) continue;
+                svg << "<rect x=\"" << kLeft + bar * b << "\" y=\"" << p.y(base[b] + hours) << "\" width=\""
+                    << bar * 0.9 << "\" height=\"" << p.y(base[b]) - p.y(base[b] + hours) << "\" fill=\""
+                    << series_color(a) << "\"" << (pale ? " fill-opacity=\"0.4\" class=\"kubernetes\"" : "") << "/>\n";
+                base[b] += hours;
+            }
         }
     }
 }

@@ -1,5 +1,10 @@
 // fairway-report's Slurm-free parts: the streaming reader, the model and sshare's number formats.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -8,9 +13,11 @@
 #include "common/iso8601.h"
 #include "report/cli_options.h"
 #include "report/json_stream.h"
+#include "report/kube_usage.h"
 #include "report/offline_input.h"
 #include "report/report_model.h"
 #include "report/sshare_format.h"
+#include "report/svg_plot.h"
 
 using namespace fairway::report;
 
@@ -153,6 +160,61 @@ TEST(ReportModel, ARunWithItsStartWeighsWhatThePluginsPassesCharge) {
     EXPECT_NEAR(model.tree().node(*u).own_usage, expected, 1e-9 * expected);
     EXPECT_DOUBLE_EQ(model.own_totals(*u).billing_seconds, 2.0 * (480 - 300));
     EXPECT_DOUBLE_EQ(model.own_totals(*u).cpu_seconds, 480 - 300);
+}
+
+// fairway-bridge's records in the plugin's spool count as the plugin counts them (a run's billing
+// per second, in the same ledger), and apart as Kubernetes usage; a record the plugin refuses
+// (writable by others) and a charge of no known association count for nothing, and nothing from
+// before an association's reset counts.
+TEST(ReportModel, KubernetesRecordsCountLikeThePluginsAndApart) {
+    const std::string spool = std::filesystem::temp_directory_path() / ("report-spool-" + std::to_string(getpid()));
+    std::filesystem::create_directories(spool);
+    const auto record = [&](int sequence, const std::string& charge, mode_t mode) {
+        const std::string path = spool + "/bridge-" + std::string(19, '0') + std::to_string(sequence) + ".usage";
+        std::ofstream(path) << "fairway-usage 1\nsource=bridge\nsequence=" << sequence << "\ncharge=" << charge << "\n";
+        chmod(path.c_str(), mode);
+    };
+    // 2 GPUs billed 16 per second over 5 hours, ending 1 day before "now" (a 2-day window).
+    const long long end = 1767916800;  // 2026-01-09T00:00:00Z
+    record(1, "A/u1 " + std::to_string(end - 18000) + " " + std::to_string(end) + " 2 16 ns/w/uid@1", 0644);
+    record(2, "A/u1 " + std::to_string(end - 100) + " " + std::to_string(end) + " 1 8 ns/w/uid@2", 0666);
+    record(3, "A/nobody " + std::to_string(end - 100) + " " + std::to_string(end) + " 1 8 ns/w/uid@3", 0644);
+    auto file = text_file(kTwoUsers);
+    ReportModel model;
+    const InputHeader header = read_offline_input(file.get(), "test.json", model);
+    const KubernetesReading reading =
+        add_kubernetes_usage(spool, getuid(), model, [](auto&, auto&, TimePoint from) { return from; });
+    model.finish(header.settings);
+    // After a RawUsage reset 1 hour before the charge's end, the plugin charges its last hour only.
+    auto again = text_file(kTwoUsers);
+    ReportModel reset;
+    read_offline_input(again.get(), "test.json", reset);
+    const TimePoint reset_at = fairway::fairshare::from_unix_seconds(end - 3600);
+    add_kubernetes_usage(spool, getuid(), reset,
+                         [&](auto&, auto&, TimePoint from) { return std::max(from, reset_at); });
+    reset.finish(header.settings);
+    std::filesystem::remove_all(spool);
+    EXPECT_DOUBLE_EQ(reset.own_totals(*reset.find("A", "u1")).kube_gpu_seconds, 2 * 3600);
+    EXPECT_EQ(reading.records, 2u);
+    EXPECT_EQ(reading.refused, 1u);
+    EXPECT_EQ(reading.unknown, 1u);
+    const auto u1 = model.find("A", "u1");
+    ASSERT_TRUE(u1);
+    fairway::fairshare::WindowedUsageLedger plugin(model.ledger().config());
+    const TimePoint end_time = fairway::fairshare::from_unix_seconds(end);
+    plugin.charge_span(1, 16.0, end_time - fairway::Seconds{18000}, end_time);
+    const double kubernetes = plugin.usage(1, header.settings.now);
+    EXPECT_NEAR(model.kubernetes_usage(*u1), kubernetes, 1e-9 * kubernetes);
+    EXPECT_NEAR(model.tree().node(*u1).own_usage, 40.0 + kubernetes, 1e-9 * kubernetes);
+    EXPECT_DOUBLE_EQ(model.own_totals(*u1).kube_gpu_seconds, 2 * 18000);
+    EXPECT_DOUBLE_EQ(model.own_totals(*u1).gpu_seconds, 0);
+    EXPECT_DOUBLE_EQ(model.own_totals(*u1).kube_billing_seconds, 16 * 18000);
+    // The plot draws the Kubernetes part pale on top of the account's Slurm usage.
+    EXPECT_NE(render_report_svg(model).find("class=\"kubernetes\""), std::string::npos);
+    auto slurm_only = text_file(kTwoUsers);
+    ReportModel without;
+    without.finish(read_offline_input(slurm_only.get(), "test.json", without).settings);
+    EXPECT_EQ(render_report_svg(without).find("class=\"kubernetes\""), std::string::npos);
 }
 
 TEST(ReportModel, ARunThatStartsAfterItEndsIsAnInputError) {
