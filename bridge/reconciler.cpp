@@ -56,11 +56,7 @@ bool is_decrease(const GroupReport& g, Side side) {
 
 Reconciler::Reconciler(quota::BridgeConfig config, KubeApi& kube, SlurmClient& slurm, bool dry_run,
                        std::function<quota::Instant()> clock)
-    : kube_(kube),
-      slurm_(slurm),
-      dry_run_(dry_run),
-      clock_(std::move(clock)),
-      term_(quota::format_lease_time(wall_clock_ms())) {
+    : kube_(kube), slurm_(slurm), dry_run_(dry_run), clock_(std::move(clock)) {
     reconfigure(std::move(config), clock_());
 }
 
@@ -246,16 +242,18 @@ void Reconciler::write_slurm(const quota::QuotaGroup& group, long limit, CycleRe
     }
 }
 
-// A new term's first mark on the group's queue, on the version this term first read: once the
-// queue has moved past it, no write of an earlier term (conditional on an older version) can land.
+// A mark on the group's queue, on the version to fence off: once the queue has moved past it, no
+// write conditional on that version can land (an earlier term's, on the version this term first
+// read; or our own raise in doubt that no longer fits). Stamped when written, so it always moves.
 void Reconciler::write_fence(const quota::QuotaGroup& group, const std::string& on_version, CycleReport& report) {
     if (dry_run_) return;
-    const nlohmann::json mark = {{"metadata", {{"annotations", {{quota::kTermAnnotation, term_}}}}}};
+    const nlohmann::json mark = {
+        {"metadata", {{"annotations", {{quota::kTermAnnotation, quota::format_lease_time(wall_clock_ms())}}}}}};
     ApiResult result = kube_.merge_patch(queue_path(group), mark, on_version);
     splits_.at(group.name).fenced(clock_());
     ++report.writes;
     if (!result.ok() && result.response.status != 409) ++report.failed_writes;
-    log_event(result.ok() ? LogLevel::info : LogLevel::debug, "term fence written on the queue",
+    log_event(result.ok() ? LogLevel::info : LogLevel::debug, "fence written on the queue",
               {{"group", group.name}, {"version", on_version}, {"result", result.response.summary()}});
 }
 

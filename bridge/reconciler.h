@@ -76,7 +76,6 @@ private:
     SlurmClient& slurm_;
     bool dry_run_;
     std::function<quota::Instant()> clock_;
-    std::string term_;  // this term's mark (kTermAnnotation): when it began, to the millisecond
     std::map<std::string, quota::QuotaSplit> splits_;
     std::set<std::string> use_unknown_;           // groups whose queue's use is unknown (logged once)
     std::map<std::string, std::string> foreign_;  // path -> owner of other owners' objects seen this cycle

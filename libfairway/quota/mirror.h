@@ -15,8 +15,9 @@ namespace fairway::quota {
 
 inline constexpr const char* kManagedByLabel = "app.kubernetes.io/managed-by";
 inline constexpr const char* kManagedByValue = "fairway-bridge";
-// The annotation a bridge's term writes on each group's queue to fence off its predecessors'
-// writes (QuotaSplit's TermFence): a value no earlier term wrote, so the object's version moves.
+// The annotation a bridge writes on a group's queue to fence off writes conditional on its version
+// (QuotaSplit's fences: a new term's, against its predecessors'; or against its own raise in doubt
+// that no longer fits): when it was written, a value no earlier fence left, so the version moves.
 inline constexpr const char* kTermAnnotation = "fairway.io/term";
 // The label naming the bridge that made an object (kubernetes.owner): a bridge writes and deletes
 // only its own objects.

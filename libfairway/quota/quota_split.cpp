@@ -131,6 +131,13 @@ bool QuotaSplit::settled_after_start(Side side) const {
     return last && last->read_at >= state_.started_at + timing_.write_timeout;
 }
 
+// Whether our write in doubt on `side` may still land: no raise, or one within the room the other
+// side leaves now.
+bool QuotaSplit::still_fits(Side side) const {
+    const SideState& s = state_.sides[side];
+    return *s.in_doubt <= s.last->limit || *s.in_doubt <= state_.quota - bound(other(side));
+}
+
 // Why `side` may not be raised now, if it may not.
 Hold QuotaSplit::raise_hold(Side side) const {
     for (Side each : kBothSides)
@@ -153,8 +160,9 @@ SplitDecision QuotaSplit::decide(Instant now) const {
             return decision;
         }
     const TermFence& fence = state_.fence;
-    if (!fence.closed && (!fence.written_at || now >= *fence.written_at + timing_.write_timeout))
-        decision.fence_on = fence.first_version;  // again while unanswered: one lands or the object moves
+    // A fence at most once per write_timeout, again while unanswered: one lands or the object moves.
+    const bool may_fence = !fence.written_at || now >= *fence.written_at + timing_.write_timeout;
+    if (!fence.closed && may_fence) decision.fence_on = fence.first_version;
     decision.target =
         split_targets(state_.quota, {{*state_.sides[Side::slurm].last, *state_.sides[Side::kubernetes].last}});
     for (Side side : kBothSides) {
@@ -168,8 +176,13 @@ SplitDecision QuotaSplit::decide(Instant now) const {
         } else if (s.in_doubt) {
             decision.hold = Hold::write_in_doubt;
             // Unanswered on the version it was made on: the same write again, on the same version,
-            // so that one of the two lands or the object moves on (either ends the doubt).
-            if (!s.written_on.empty() && s.last->version == s.written_on) decision.write[side] = *s.in_doubt;
+            // so that one of the two lands or the object moves on (either ends the doubt). A raise
+            // that no longer fits (the quota was lowered, or the other side raised outside us) is
+            // not repeated: the object is moved off that version, so it can never land.
+            if (!s.written_on.empty() && s.last->version == s.written_on) {
+                if (still_fits(side)) decision.write[side] = *s.in_doubt;
+                else if (may_fence) decision.fence_on = s.written_on;
+            }
         } else if (!s.last->in_force && wanted == s.last->limit) {
             decision.hold = Hold::not_in_force;  // already written; its enforcer has yet to take it
         } else if (wanted < s.highest) {

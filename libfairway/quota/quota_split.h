@@ -14,7 +14,8 @@
 //   * a decrease counts only once the enforcing side shows it (Slurm: slurmctld, not slurmdbd;
 //     Kueue: the controller has observed the generation), and the other side is raised only then;
 //   * a write conditional on a version is never assumed lost: it is in doubt until the object
-//     shows its value or has moved past that version;
+//     shows its value or has moved past that version; a raise in doubt that no longer fits (the
+//     quota lowered, the other side raised outside the bridge) is fenced off, not repeated;
 //   * a new term (a fresh QuotaSplit) fences off its predecessors' conditional writes, which may
 //     land however late: nothing is raised until a read shows the versioned side at another
 //     version than the first one this term read (decide() asks for a fence write on it when
@@ -88,7 +89,7 @@ struct SideState {
 struct TermFence {
     std::string first_version;          // the versioned side's version at this term's first read
     bool closed = false;                // a read has shown another version, or there is no versioned object
-    std::optional<Instant> written_at;  // our fence write on first_version ended then
+    std::optional<Instant> written_at;  // our last fence write (this one or another) ended then
     auto operator<=>(const TermFence&) const = default;
 };
 
@@ -108,7 +109,8 @@ struct SplitDecision {
     PerSide<long> target;                // where the limits are heading
     Hold hold = Hold::none;              // why something was held back, if it was
     // Make the versioned side's object move off this version (a write that changes no limit,
-    // conditional on it), then tell fenced(): this term's fence.
+    // conditional on it), then tell fenced(): this term's fence, or the fence against our own raise
+    // in doubt that no longer fits.
     std::optional<std::string> fence_on;
     bool writes_anything() const { return write[Side::slurm] || write[Side::kubernetes]; }
 };
@@ -129,7 +131,8 @@ public:
     // version, however late (decide() then repeats it, on the same version). An unconditional
     // write is assumed lost once it has not been read back write_timeout after it ended.
     void wrote(Side side, long value, Instant now, std::string on_version = {});
-    // The fence write decide() asked for ended (answered or given up) at `now`.
+    // The fence write decide() asked for ended (answered or given up) at `now`: the next one, if
+    // any is still needed, comes write_timeout later.
     void fenced(Instant now) { state_.fence.written_at = now; }
     SplitDecision decide(Instant now) const;
 
@@ -153,6 +156,7 @@ private:
     bool settled_after_start(Side side) const;
     bool write_resolved(const SideState& s, const SideReading& reading) const;
     Hold raise_hold(Side side) const;
+    bool still_fits(Side side) const;
 
     SplitTiming timing_;
     SplitState state_;

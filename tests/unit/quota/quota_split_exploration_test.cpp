@@ -20,6 +20,14 @@
 // The new term's fence (a write on the version it first read, after which it raises nothing until
 // the version has moved) must keep it from landing on a state the new term counted on; a bridge
 // without the fence must be caught.
+// Outside changes, with versioned writes: the configured quota lowered and raised again, or an
+// admin raising one side's limit by hand to the whole quota, at any moment, writes in flight or
+// not. Neither can keep "L_s + L_k <= Q" true at the instant it happens, so the property becomes:
+// the limits' sum never rises while it is above the (current) quota, and never above it once it
+// is within, except where a write decided on a read taken before the change lands (the bridge
+// could not have known); use never exceeds the most the limits ever allowed (use admitted under
+// the old limits runs on). Two more broken bridges must be caught: one that keeps the old quota,
+// and one that takes its own belief over a read showing a limit raised outside it.
 #include "quota/mirror.h"
 #include "quota/quota_split.h"
 
@@ -45,6 +53,7 @@ struct InFlight {
     PerFlavor per_flavor{};  // a Kubernetes write with two flavors: the split it carries
     long on_version = -1;    // versioned: the Kubernetes version it is conditional on
     bool fence = false;      // a term's fence: moves the version, changes no limit
+    int era = 0;             // outside changes before the oldest read it was decided on
     auto operator<=>(const InFlight&) const = default;
 };
 
@@ -56,6 +65,10 @@ struct World {
     long k_version = 0, k_observed = 0, k_enforced = 0;  // versioned: object version, controller's, its limit
     Instant now = 0;
     int demand_left = 0, crashes_left = 0;
+    long quota = 0;                 // the configured quota now
+    long ceiling = 0, peak = 0;     // what the limits' sum may reach now, and ever (see safe())
+    int outside_left = 0, era = 0;  // outside changes still to come, and made so far
+    std::array<int, 2> read_era{};  // the era of the bridge's last read of each side
     SplitState bridge;
     auto operator<=>(const World&) const = default;
 };
@@ -69,7 +82,9 @@ enum class Mutant {
     ignores_holdable,
     trusts_write_timeout,
     ignores_enforcement,
-    no_term_fence
+    no_term_fence,
+    keeps_old_quota,
+    trusts_belief_over_read
 };
 
 struct Explorer {
@@ -81,21 +96,29 @@ struct Explorer {
     bool two_flavors = false;
     bool versioned = false;
     bool predecessor = false;            // versioned: a fenced predecessor's write may be in flight
+    bool quota_change = false;           // the quota goes to quota - 1 and back
+    bool admin_raise = false;            // an admin raises one side's limit to the quota
     std::map<World, const World*> seen;  // every reached state and the state it came from
     std::deque<const World*> frontier;   // breadth first: the first violation has a shortest trace
     const World* current = nullptr;
     std::string violation;
 
-    bool safe(const World& w) const {
-        const long kube = versioned ? std::max(w.limit[1], w.k_enforced) : w.limit[1];
-        return w.limit[0] + kube <= quota && w.used[0] + w.used[1] <= quota;
+    // Every limit either side may enforce now: Kubernetes may still enforce an older one.
+    long limits_sum(const World& w) const {
+        return w.limit[0] + (versioned ? std::max(w.limit[1], w.k_enforced) : w.limit[1]);
     }
+
+    // Without outside changes the ceiling stays at the quota, and this is L_s + L_k <= Q and
+    // used_s + used_k <= Q. After one, the ceiling follows the sum down to the quota and no further
+    // (visit()), so a sum above it is a rise while above the quota, or a rise above it.
+    bool safe(const World& w) const { return limits_sum(w) <= w.ceiling && w.used[0] + w.used[1] <= w.peak; }
 
     static std::string describe(const World& w) {
         std::ostringstream out;
-        out << "t=" << w.now << " limits " << w.limit[0] << "+" << w.limit[1] << " used " << w.used[0] << "+"
-            << w.used[1] << " pending " << w.pending[0] << "+" << w.pending[1] << " flavors " << w.flavor_limit[0]
-            << "/" << w.flavor_used[0] << "," << w.flavor_limit[1] << "/" << w.flavor_used[1] << " in flight";
+        out << "t=" << w.now << " quota " << w.quota << " ceiling " << w.ceiling << " limits " << w.limit[0] << "+"
+            << w.limit[1] << " used " << w.used[0] << "+" << w.used[1] << " pending " << w.pending[0] << "+"
+            << w.pending[1] << " flavors " << w.flavor_limit[0] << "/" << w.flavor_used[0] << "," << w.flavor_limit[1]
+            << "/" << w.flavor_used[1] << " in flight";
         for (const auto& f : w.network)
             out << " [" << side_name(Side(f.side)) << "=" << f.value << "@" << f.issued_at << "]";
         for (int side = 0; side < 2; ++side) {
@@ -108,9 +131,10 @@ struct Explorer {
         return out.str();
     }
 
-    void visit(const World& w) {
+    void visit(World w) {
         if (!violation.empty()) return;
-        auto [it, added] = seen.emplace(w, current);
+        w.ceiling = std::max(w.quota, std::min(w.ceiling, limits_sum(w)));
+        auto [it, added] = seen.emplace(std::move(w), current);
         if (!added) return;
         if (!safe(w)) {
             std::string trace;
@@ -125,8 +149,12 @@ struct Explorer {
         for (int side = 0; side < 2; ++side) {  // a successful read of one side
             World next = w;
             QuotaSplit s = split;
-            s.observe(Side(side), reading(w, side));
+            SideReading r = reading(w, side);
+            if (mutant == Mutant::trusts_belief_over_read && !s.explains(Side(side), r))
+                r.limit = std::min(r.limit, w.bridge.sides[Side(side)].highest);
+            s.observe(Side(side), r);
             next.bridge = s.state();
+            next.read_era[side] = w.era;
             if (side == 1) next.read_flavor_limit = w.flavor_limit, next.read_flavor_use = w.flavor_used;
             visit(next);
         }
@@ -152,8 +180,8 @@ struct Explorer {
                                                 ? std::to_string(on_version)
                                                 : std::string();
                 if (mutant != Mutant::forgets_writes) split.wrote(Side(side), *d.write[Side(side)], w.now, version);
-                next.network.push_back(
-                    {side, *d.write[Side(side)], w.now, flavor_split(*d.write[Side(side)], w), on_version});
+                next.network.push_back({side, *d.write[Side(side)], w.now, flavor_split(*d.write[Side(side)], w),
+                                        on_version, false, std::min(w.read_era[0], w.read_era[1])});
             }
         next.bridge = split.state();
         visit(next);
@@ -220,7 +248,35 @@ struct Explorer {
             landed.limit[w.network[i].side] = w.network[i].value;
             if (two_flavors && w.network[i].side == 1) landed.flavor_limit = w.network[i].per_flavor;
             landed.network.erase(landed.network.begin() + i);
+            if (write.era < w.era) allow_current_sum(landed);  // decided before an outside change
             visit(landed);
+        }
+    }
+
+    void allow_current_sum(World& w) const {
+        w.ceiling = std::max(w.ceiling, limits_sum(w));
+        w.peak = std::max(w.peak, w.ceiling);
+    }
+
+    // The configured quota changes (the bridge is reconfigured at once), or an admin raises a limit.
+    void outside_steps(const World& w) {
+        if (w.outside_left == 0) return;
+        World changed = w;
+        --changed.outside_left;
+        ++changed.era;
+        if (quota_change) {
+            World next = changed;
+            next.quota = w.quota == quota ? quota - 1 : quota;
+            if (mutant != Mutant::keeps_old_quota) next.bridge.quota = next.quota;
+            visit(next);
+        }
+        for (int side = 0; admin_raise && side < 2; ++side) {
+            if (w.limit[side] >= quota) continue;
+            World next = changed;
+            next.limit[side] = quota;
+            if (side == 1) ++next.k_version;  // an edit: the object moves, Kueue's controller takes it later
+            allow_current_sum(next);
+            visit(next);
         }
     }
 
@@ -321,6 +377,8 @@ struct Explorer {
                 World w;
                 w.limit = {ls, lk};
                 w.k_enforced = lk;
+                w.quota = w.ceiling = w.peak = quota;
+                w.outside_left = quota_change ? 2 : admin_raise ? 1 : 0;
                 if (two_flavors) w.flavor_limit = {lk - lk / 2, lk / 2};
                 w.demand_left = demand_events;
                 w.crashes_left = versioned ? 0 : 1;
@@ -347,6 +405,7 @@ struct Explorer {
             network_steps(w);
             scheduler_steps(w);
             controller_steps(w);
+            outside_steps(w);
             clock_and_crash_steps(w);
         }
     }
@@ -357,6 +416,8 @@ struct Mode {
     const char* name;
     bool two_flavors = false, versioned = false, predecessor = false;
     int demand_events = 2;
+    bool quota_change = false, admin_raise = false;
+    Instant horizon = 4;
 };
 constexpr Mode kPlain{"plain"};
 // Two flavors: as many demand events as the broken splits need to overrun (Kubernetes on one
@@ -365,6 +426,10 @@ constexpr Mode kTwoFlavors{"two flavors", true, false, false, 3};
 constexpr Mode kVersioned{"versioned, lagging", false, true};
 // One demand event is enough for the overrun a bridge without the term fence makes.
 constexpr Mode kFencedPredecessor{"fenced predecessor", false, true, true, 1};
+// One demand event and a horizon of 3 each: enough for the overruns of the broken bridges below
+// (found by t = 2), and it keeps the state space (outside changes at any moment) small.
+constexpr Mode kQuotaChange{"quota lowered and raised", false, true, false, 1, true, false, 3};
+constexpr Mode kAdminRaise{"admin raise", false, true, false, 1, false, true, 3};
 
 Explorer explored(long quota, const Mode& mode, Mutant mutant = Mutant::none) {
     Explorer explorer{quota};
@@ -372,6 +437,9 @@ Explorer explored(long quota, const Mode& mode, Mutant mutant = Mutant::none) {
     explorer.versioned = mode.versioned;
     explorer.predecessor = mode.predecessor;
     explorer.demand_events = mode.demand_events;
+    explorer.quota_change = mode.quota_change;
+    explorer.admin_raise = mode.admin_raise;
+    explorer.horizon = mode.horizon;
     explorer.mutant = mutant;
     explorer.run();
     return explorer;
@@ -404,6 +472,18 @@ TEST(QuotaSplitExploration, NoInterleavingBreaksTheQuotaWithLateWritesAndEnforce
 // Quota 1 adds 600,000 states and nothing quota 2 does not cover.
 TEST(QuotaSplitExploration, NoInterleavingBreaksTheQuotaWithAFencedPredecessorsLateWrite) {
     expect_safe(kFencedPredecessor, {2});
+}
+
+TEST(QuotaSplitExploration, NoInterleavingRaisesTheLimitsPastAChangedQuota) { expect_safe(kQuotaChange, {2}); }
+
+TEST(QuotaSplitExploration, NoInterleavingRaisesTheLimitsOnTopOfAnAdminsRaise) { expect_safe(kAdminRaise, {2}); }
+
+TEST(QuotaSplitExploration, FindsTheOverrunWhenALoweredQuotaIsNotTakenUp) {
+    expect_caught(kQuotaChange, Mutant::keeps_old_quota, "keeps the old quota");
+}
+
+TEST(QuotaSplitExploration, FindsTheOverrunWhenARaiseOutsideTheBridgeIsNotBelieved) {
+    expect_caught(kAdminRaise, Mutant::trusts_belief_over_read, "trusts its belief over the read");
 }
 
 TEST(QuotaSplitExploration, FindsTheOverrunWhenANewTermDoesNotFenceOffItsPredecessor) {

@@ -206,6 +206,27 @@ TEST(QuotaSplit, AConditionalWriteStaysInDoubtPastItsTimeoutWhileTheVersionStand
     EXPECT_EQ(split.bound(Side::kubernetes), 4);
 }
 
+TEST(QuotaSplit, ARaiseInDoubtThatNoLongerFitsIsFencedOffNotRepeated) {
+    // Kubernetes is raised 4 -> 8 on resourceVersion "7", unanswered; then the quota is lowered
+    // from 12 to 8 while Slurm holds 4: the raise would now break the quota if it landed.
+    QuotaSplit split(12, kTiming, 0);
+    split.observe(Side::slurm, {10, 4, 4, 0});
+    split.observe(Side::kubernetes, kube_at(10, 4, 0, 8, "7"));
+    split.wrote(Side::kubernetes, 8, 11, "7");
+    split.set_quota(8);
+    split.observe(Side::slurm, {40, 4, 4, 0});
+    split.observe(Side::kubernetes, kube_at(40, 4, 0, 8, "7"));
+    auto d = split.decide(40);
+    EXPECT_FALSE(d.write[Side::kubernetes]) << "the raise no longer fits: not repeated";
+    EXPECT_EQ(d.fence_on, "7") << "the queue is moved off the version the raise is conditional on";
+    split.fenced(40);
+    split.observe(Side::kubernetes, kube_at(45, 4, 0, 8, "7"));
+    EXPECT_FALSE(split.decide(45).fence_on) << "one fence write per write_timeout";
+    EXPECT_EQ(split.decide(50).fence_on, "7") << "unanswered on the same version: again";
+    split.observe(Side::kubernetes, kube_at(51, 4, 0, 8, "9"));  // the mark landed
+    EXPECT_FALSE(split.state().sides[Side::kubernetes].in_doubt) << "the raise can never land now";
+}
+
 TEST(QuotaSplit, ANewTermRaisesNothingUntilTheQueueHasMovedPastTheVersionItFirstRead) {
     // A predecessor raised Kubernetes 0 -> 6 on resourceVersion "5" and died before it landed. This
     // term reads 0 at "5" long after its start-up wait: the raise may still commit.
