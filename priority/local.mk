@@ -31,5 +31,6 @@ EXTRA_DIST += priority/README.md priority/priority_fairway.map
 EXTRA_priority_priority_fairway_la_DEPENDENCIES = $(top_srcdir)/priority/priority_fairway.map
 
 # Crash-safe state files (owned here, usable by every area).
-libfairway_libfairway_la_SOURCES += libfairway/common/atomic_file.cpp libfairway/common/atomic_file.h
+libfairway_libfairway_la_SOURCES += libfairway/common/atomic_file.cpp libfairway/common/atomic_file.h \
+	libfairway/common/file_descriptor.h
 tests_unit_fairway_unit_SOURCES += tests/unit/common/atomic_file_test.cpp

@@ -6,33 +6,14 @@
 #include <cerrno>
 #include <system_error>
 
+#include "common/file_descriptor.h"
+
 namespace fairway {
 namespace {
 
 [[noreturn]] void throw_errno(const std::string& what, const std::filesystem::path& path) {
     throw std::system_error(errno, std::generic_category(), what + " " + path.string());
 }
-
-// Closes the descriptor on every path out of a function.
-class FileDescriptor {
-public:
-    explicit FileDescriptor(int fd) : fd_(fd) {}
-    ~FileDescriptor() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    FileDescriptor(const FileDescriptor&) = delete;
-    FileDescriptor& operator=(const FileDescriptor&) = delete;
-    int get() const { return fd_; }
-    // Closes now so that a failing close() (e.g. a deferred write error) is reported.
-    int close_now() {
-        int result = ::close(fd_);
-        fd_ = -1;
-        return result;
-    }
-
-private:
-    int fd_;
-};
 
 void write_all(int fd, std::string_view contents, const std::filesystem::path& path) {
     while (!contents.empty()) {

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/file_descriptor.h"
 
 namespace fairway::fairshare {
 namespace {
@@ -205,19 +206,18 @@ std::vector<RecordName> new_records(const std::vector<std::string>& file_names, 
 
 std::string read_trusted_record(const std::string& path, uid_t owner) {
     const auto refuse = [&](const std::string& problem) { throw InputError({path, 0, ""}, problem); };
-    const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) refuse(std::string("cannot open: ") + std::strerror(errno));
+    const FileDescriptor fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (fd.get() < 0) refuse(std::string("cannot open: ") + std::strerror(errno));
     struct stat st {};
     std::string text;
-    const bool usable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_uid == owner || st.st_uid == 0) &&
+    const bool usable = fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_uid == owner || st.st_uid == 0) &&
                         (st.st_mode & (S_IWGRP | S_IWOTH)) == 0 &&
                         st.st_size <= static_cast<off_t>(kMaxUsageRecordBytes);
     if (usable) {
         text.resize(static_cast<std::size_t>(st.st_size));
-        const ssize_t got = pread(fd, text.data(), text.size(), 0);
+        const ssize_t got = pread(fd.get(), text.data(), text.size(), 0);
         if (got != static_cast<ssize_t>(text.size())) text.clear();
     }
-    close(fd);
     if (!usable) refuse("not a regular file owned by SlurmUser or root, writable by no one else, of at most 256 KiB");
     return text;
 }

@@ -10,24 +10,11 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "common/file_descriptor.h"
 #include "presets/loader.h"
 
 namespace fairway::presets {
 namespace {
-
-class FileDescriptor {
-public:
-    explicit FileDescriptor(int fd) : fd_(fd) {}
-    ~FileDescriptor() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    FileDescriptor(const FileDescriptor&) = delete;
-    FileDescriptor& operator=(const FileDescriptor&) = delete;
-    int get() const { return fd_; }
-
-private:
-    int fd_;
-};
 
 [[noreturn]] void refuse(const std::string& path, const std::string& problem) {
     throw InputError(SourceLocation{path, 0, ""}, problem);
