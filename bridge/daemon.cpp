@@ -1,4 +1,4 @@
-#include "daemon.h"
+#include "bridge/daemon.h"
 
 #include <unistd.h>
 #include <csignal>
@@ -11,14 +11,14 @@ extern "C" {
 #include <slurm/slurm.h>
 }
 
+#include "bridge/k8s/kube_api.h"
+#include "bridge/k8s/queue_watcher.h"
+#include "bridge/leader_lease.h"
+#include "bridge/log.h"
+#include "bridge/metrics_server.h"
+#include "bridge/reconciler.h"
+#include "bridge/usage_spool.h"
 #include "common/error.h"
-#include "k8s/kube_api.h"
-#include "k8s/queue_watcher.h"
-#include "leader_lease.h"
-#include "log.h"
-#include "metrics_server.h"
-#include "reconciler.h"
-#include "usage_spool.h"
 
 namespace fairway::bridge {
 namespace {

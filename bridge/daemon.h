@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "k8s/http_client.h"
+#include "bridge/k8s/http_client.h"
 #include "quota/bridge_config.h"
 
 namespace fairway::bridge {

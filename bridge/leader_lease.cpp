@@ -1,11 +1,11 @@
-#include "leader_lease.h"
+#include "bridge/leader_lease.h"
 
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 
-#include "log.h"
+#include "bridge/log.h"
 
 namespace fairway::bridge {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "k8s/kube_api.h"
+#include "bridge/k8s/kube_api.h"
 #include "quota/bridge_config.h"
 #include "quota/leader_lease.h"
 

@@ -13,7 +13,7 @@ bridge_libbridge_la_SOURCES = \
 	bridge/leader_lease.cpp bridge/leader_lease.h \
 	bridge/metrics_server.cpp bridge/metrics_server.h \
 	bridge/usage_spool.cpp bridge/usage_spool.h
-bridge_libbridge_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) -I$(top_srcdir)/bridge $(YAMLCPP_CFLAGS) $(NLOHMANN_JSON_CFLAGS) $(CURL_CFLAGS) $(SLURM_CPPFLAGS)
+bridge_libbridge_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(YAMLCPP_CFLAGS) $(NLOHMANN_JSON_CFLAGS) $(CURL_CFLAGS) $(SLURM_CPPFLAGS)
 
 sbin_PROGRAMS += bridge/fairway-bridge
 bridge_fairway_bridge_SOURCES = bridge/main.cpp bridge/daemon.cpp bridge/daemon.h

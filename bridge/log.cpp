@@ -1,4 +1,4 @@
-#include "log.h"
+#include "bridge/log.h"
 
 #include <atomic>
 #include <chrono>

@@ -10,10 +10,10 @@
 
 #include <curl/curl.h>
 
+#include "bridge/daemon.h"
+#include "bridge/log.h"
 #include "common/error.h"
-#include "daemon.h"
 #include "fairway_config.h"
-#include "log.h"
 #include "quota/bridge_config.h"
 
 namespace {

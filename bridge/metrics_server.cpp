@@ -1,4 +1,4 @@
-#include "metrics_server.h"
+#include "bridge/metrics_server.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -8,8 +8,8 @@
 #include <string>
 #include <thread>
 
-#include "k8s/kube_api.h"
-#include "reconciler.h"
+#include "bridge/k8s/kube_api.h"
+#include "bridge/reconciler.h"
 
 namespace fairway::bridge {
 

@@ -1,4 +1,4 @@
-#include "reconciler.h"
+#include "bridge/reconciler.h"
 
 #include <algorithm>
 #include <chrono>
@@ -6,7 +6,7 @@
 
 #include "quota/leader_lease.h"
 
-#include "log.h"
+#include "bridge/log.h"
 
 namespace fairway::bridge {
 namespace {

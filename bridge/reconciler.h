@@ -18,11 +18,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "k8s/kube_api.h"
+#include "bridge/k8s/kube_api.h"
+#include "bridge/slurm/slurm_client.h"
 #include "quota/bridge_config.h"
 #include "quota/mirror.h"
 #include "quota/quota_split.h"
-#include "slurm/slurm_client.h"
 
 namespace fairway::bridge {
 

@@ -1,4 +1,4 @@
-#include "usage_spool.h"
+#include "bridge/usage_spool.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,9 +9,9 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "bridge/log.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
-#include "log.h"
 #include "quota/mirror.h"
 
 namespace fairway::bridge {

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "k8s/kube_api.h"
+#include "bridge/k8s/kube_api.h"
 #include "quota/bridge_config.h"
 #include "quota/usage_meter.h"
 

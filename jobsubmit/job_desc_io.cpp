@@ -1,4 +1,4 @@
-#include "job_desc_io.h"
+#include "jobsubmit/job_desc_io.h"
 
 #include <algorithm>
 #include <cstring>
@@ -6,7 +6,7 @@
 
 #include "presets/slurm_tres.h"
 
-#include "slurm_compat.h"
+#include "jobsubmit/slurm_compat.h"
 
 namespace fairway::jobsubmit {
 namespace {

@@ -7,11 +7,11 @@
 #include <memory>
 #include <string>
 
-#include "job_desc_io.h"
+#include "jobsubmit/job_desc_io.h"
 #include "presets/carried.h"
 #include "presets/submission.h"
 
-#include "slurm_compat.h"
+#include "jobsubmit/slurm_compat.h"
 
 namespace {
 

@@ -2,9 +2,9 @@
 // submitted, so a typo or a malformed file is reported at the user's terminal with the list of
 // presets and the nearest match, and carry with the job the user's own preset files and what the
 // presets resolved to. Reading presets is the YAML module's part (yaml_module.h).
-#include "client.h"
+#include "spank/client.h"
 
-#include "yaml_module.h"
+#include "spank/yaml_module.h"
 
 #include "binding/gpu_policy.h"
 #include "binding/step_settings.h"

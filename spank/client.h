@@ -1,8 +1,8 @@
 // Client side (sbatch, salloc, srun) of the plugin.
 #pragma once
 
-#include "context.h"
-#include "spank_io.h"
+#include "spank/context.h"
+#include "spank/spank_io.h"
 
 namespace fairway::spank {
 

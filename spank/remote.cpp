@@ -1,8 +1,8 @@
 // Remote context (slurmstepd): per step, the presets' environment; per rank, the GPUs it sees
 // and the variables torch.distributed's env:// reads.
-#include "remote.h"
+#include "spank/remote.h"
 
-#include "yaml_module.h"
+#include "spank/yaml_module.h"
 
 #include "binding/sysfs_topology.h"
 #include "binding/text.h"

@@ -1,4 +1,4 @@
-#include "site.h"
+#include "spank/site.h"
 
 #include "binding/site_access.h"
 #include "presets/loader.h"

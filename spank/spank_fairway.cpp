@@ -1,9 +1,9 @@
 // fairway SPANK plugin: the Slurm entry points only. Each one dispatches on spank_context()
 // to the per-context files and turns every exception into a SPANK error code, because an
 // exception escaping into srun, sbatch or slurmstepd would kill it.
-#include "client.h"
-#include "context.h"
-#include "remote.h"
+#include "spank/client.h"
+#include "spank/context.h"
+#include "spank/remote.h"
 
 #include <exception>
 #include <string>

@@ -1,4 +1,4 @@
-#include "spank_io.h"
+#include "spank/spank_io.h"
 
 #include <dlfcn.h>
 

@@ -1,9 +1,9 @@
 // spank_fairway_yaml.so: the C entry points of yaml_module_api.h over libfairway's YAML-reading
 // parts. Loaded by spank_fairway.so only when it must read presets.conf or preset files.
-#include "yaml_module_api.h"
+#include "spank/yaml_module_api.h"
 
-#include "site.h"
-#include "spank_io.h"  // kCarriedPrefix
+#include "spank/site.h"
+#include "spank/spank_io.h"  // kCarriedPrefix
 
 #include "binding/site_access.h"
 #include "binding/step_presets.h"

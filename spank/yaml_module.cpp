@@ -1,6 +1,6 @@
-#include "yaml_module.h"
+#include "spank/yaml_module.h"
 
-#include "yaml_module_api.h"
+#include "spank/yaml_module_api.h"
 
 #include "binding/site_access.h"
 #include "binding/text.h"

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "report/cli_options.h"
-#include "report/commands.h"
-#include "report/live_source.h"
+#include "tools/report/cli_options.h"
+#include "tools/report/commands.h"
+#include "tools/report/live_source.h"
 
 using namespace fairway::report;
 

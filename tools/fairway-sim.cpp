@@ -14,11 +14,11 @@
 
 #include "common/error.h"
 #include "common/iso8601.h"
-#include "report/live_source.h"
-#include "report/svg_plot.h"
-#include "sim/replay.h"
-#include "sim/sim_output.h"
-#include "sim/sim_plot.h"
+#include "tools/report/live_source.h"
+#include "tools/report/svg_plot.h"
+#include "tools/sim/replay.h"
+#include "tools/sim/sim_output.h"
+#include "tools/sim/sim_plot.h"
 
 using namespace fairway::simtool;
 

@@ -1,4 +1,4 @@
-#include "k8s/http_client.h"
+#include "bridge/k8s/http_client.h"
 
 #include <curl/curl.h>
 

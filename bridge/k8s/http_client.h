@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "k8s/kubeconfig.h"
+#include "bridge/k8s/kubeconfig.h"
 
 typedef void CURL;
 

@@ -1,4 +1,4 @@
-#include "k8s/kube_api.h"
+#include "bridge/k8s/kube_api.h"
 
 #include <algorithm>
 

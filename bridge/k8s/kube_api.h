@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "k8s/http_client.h"
+#include "bridge/k8s/http_client.h"
 
 namespace fairway::bridge {
 

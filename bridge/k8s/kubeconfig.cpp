@@ -1,4 +1,4 @@
-#include "k8s/kubeconfig.h"
+#include "bridge/k8s/kubeconfig.h"
 
 #include <cstdlib>
 #include <filesystem>

@@ -1,7 +1,7 @@
-#include "k8s/queue_watcher.h"
+#include "bridge/k8s/queue_watcher.h"
 
-#include "k8s/kube_api.h"
-#include "log.h"
+#include "bridge/k8s/kube_api.h"
+#include "bridge/log.h"
 
 namespace fairway::bridge {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "k8s/kubeconfig.h"
+#include "bridge/k8s/kubeconfig.h"
 
 namespace fairway::bridge {
 

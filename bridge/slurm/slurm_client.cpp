@@ -1,4 +1,4 @@
-#include "slurm/slurm_client.h"
+#include "bridge/slurm/slurm_client.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -12,7 +12,7 @@ extern "C" {
 #include <slurm/slurmdb.h>
 }
 
-#include "slurm/slurm_compat.h"
+#include "bridge/slurm/slurm_compat.h"
 
 namespace fairway::bridge {
 namespace {

@@ -1,4 +1,4 @@
-#include "report/child_process.h"
+#include "tools/report/child_process.h"
 
 #include <spawn.h>
 #include <sys/wait.h>

@@ -1,4 +1,4 @@
-#include "report/cli_options.h"
+#include "tools/report/cli_options.h"
 
 #include <cmath>
 #include <cstdlib>

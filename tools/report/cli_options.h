@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "report/tool_main.h"
+#include "tools/report/tool_main.h"
 
 namespace fairway::report {
 

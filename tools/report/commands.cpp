@@ -1,4 +1,4 @@
-#include "report/commands.h"
+#include "tools/report/commands.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -6,10 +6,10 @@
 #include <fstream>
 #include <memory>
 
-#include "report/explain.h"
-#include "report/offline_input.h"
-#include "report/sshare_format.h"
-#include "report/svg_plot.h"
+#include "tools/report/explain.h"
+#include "tools/report/offline_input.h"
+#include "tools/report/sshare_format.h"
+#include "tools/report/svg_plot.h"
 
 namespace fairway::report {
 

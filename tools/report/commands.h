@@ -3,8 +3,8 @@
 
 #include <ostream>
 
-#include "report/cli_options.h"
-#include "report/report_model.h"
+#include "tools/report/cli_options.h"
+#include "tools/report/report_model.h"
 
 namespace fairway::report {
 

@@ -1,4 +1,4 @@
-#include "report/controller_view.h"
+#include "tools/report/controller_view.h"
 
 extern "C" {
 #include <slurm/slurm.h>

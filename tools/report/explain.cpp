@@ -1,4 +1,4 @@
-#include "report/explain.h"
+#include "tools/report/explain.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "common/iso8601.h"
 #include "common/slurm_time.h"
-#include "report/sshare_format.h"
+#include "tools/report/sshare_format.h"
 
 namespace fairway::report {
 namespace {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fairshare/forecast.h"
-#include "report/report_model.h"
+#include "tools/report/report_model.h"
 
 namespace fairway::report {
 

@@ -1,4 +1,4 @@
-#include "report/json_stream.h"
+#include "tools/report/json_stream.h"
 
 #include <algorithm>
 #include <cctype>

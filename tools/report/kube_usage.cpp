@@ -1,4 +1,4 @@
-#include "report/kube_usage.h"
+#include "tools/report/kube_usage.h"
 
 #include <cstdio>
 #include <filesystem>

@@ -12,7 +12,7 @@
 #include <functional>
 #include <string>
 
-#include "report/report_model.h"
+#include "tools/report/report_model.h"
 
 namespace fairway::report {
 

@@ -1,4 +1,4 @@
-#include "report/live_source.h"
+#include "tools/report/live_source.h"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -29,11 +29,11 @@ extern "C" {
 #include "fairshare/parameters.h"
 #include "fairshare/run_charges.h"
 #include "fairshare/usage_records.h"
-#include "report/child_process.h"
-#include "report/controller_view.h"
-#include "report/explain.h"
-#include "report/kube_usage.h"
-#include "report/slurm_compat.h"
+#include "tools/report/child_process.h"
+#include "tools/report/controller_view.h"
+#include "tools/report/explain.h"
+#include "tools/report/kube_usage.h"
+#include "tools/report/slurm_compat.h"
 
 extern "C" {
 extern slurm_conf_t slurm_conf;

@@ -8,8 +8,8 @@
 #include <ostream>
 #include <string>
 
-#include "report/cli_options.h"
-#include "report/report_model.h"
+#include "tools/report/cli_options.h"
+#include "tools/report/report_model.h"
 
 namespace fairway::report {
 

@@ -1,4 +1,4 @@
-#include "report/offline_input.h"
+#include "tools/report/offline_input.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include "common/iso8601.h"
 #include "common/slurm_time.h"
-#include "report/json_stream.h"
+#include "tools/report/json_stream.h"
 
 namespace fairway::report {
 namespace {

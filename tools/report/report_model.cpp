@@ -1,4 +1,4 @@
-#include "report/report_model.h"
+#include "tools/report/report_model.h"
 
 #include <algorithm>
 

@@ -11,7 +11,7 @@
 #include "fairshare/association_tree.h"
 #include "fairshare/fair_share.h"
 #include "fairshare/usage_ledger.h"
-#include "report/offline_input.h"
+#include "tools/report/offline_input.h"
 
 namespace fairway::report {
 

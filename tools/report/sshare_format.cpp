@@ -1,4 +1,4 @@
-#include "report/sshare_format.h"
+#include "tools/report/sshare_format.h"
 
 #include <cmath>
 #include <cstdio>

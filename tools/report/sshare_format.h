@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fairshare/fair_share.h"
-#include "report/report_model.h"
+#include "tools/report/report_model.h"
 
 namespace fairway::report {
 

@@ -1,4 +1,4 @@
-#include "report/svg_plot.h"
+#include "tools/report/svg_plot.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +8,8 @@
 
 #include "common/iso8601.h"
 #include "common/slurm_time.h"
-#include "report/child_process.h"
-#include "report/svg_text.h"
+#include "tools/report/child_process.h"
+#include "tools/report/svg_text.h"
 
 namespace fairway::report {
 namespace {

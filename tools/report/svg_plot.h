@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "report/report_model.h"
+#include "tools/report/report_model.h"
 
 namespace fairway::report {
 

@@ -1,4 +1,4 @@
-#include "report/tool_main.h"
+#include "tools/report/tool_main.h"
 
 #include <iostream>
 

@@ -7,7 +7,7 @@ tools_fairway_sim_SOURCES = tools/fairway-sim.cpp \
 	tools/sim/replay.cpp tools/sim/replay.h \
 	tools/sim/sim_output.cpp tools/sim/sim_output.h \
 	tools/sim/sim_plot.cpp tools/sim/sim_plot.h
-tools_fairway_sim_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools $(NLOHMANN_JSON_CFLAGS)
+tools_fairway_sim_CPPFLAGS = $(AM_CPPFLAGS) $(NLOHMANN_JSON_CFLAGS)
 tools_fairway_sim_LDADD = tools/libfairway-live.la tools/libfairway-report.la libfairway/libfairway.la \
 	$(SLURM_LIBS) $(YAMLCPP_LIBS)
 EXTRA_DIST += tools/sim/README.md

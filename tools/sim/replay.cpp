@@ -1,4 +1,4 @@
-#include "replay.h"
+#include "tools/sim/replay.h"
 
 #include <algorithm>
 #include <fstream>
@@ -7,8 +7,8 @@
 #include <variant>
 
 #include "common/error.h"
-#include "report/commands.h"
-#include "report/report_model.h"
+#include "tools/report/commands.h"
+#include "tools/report/report_model.h"
 
 namespace fairway::simtool {
 namespace {

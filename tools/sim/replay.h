@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "common/error.h"
-#include "report/offline_input.h"
 #include "sim/simulator.h"
 #include "sim/swf_reader.h"
 #include "sim/workload.h"
-#include "sim_options.h"
+#include "tools/report/offline_input.h"
+#include "tools/sim/sim_options.h"
 
 namespace fairway::simtool {
 

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "report/tool_main.h"
 #include "sim/policy.h"
 #include "sim/statistics.h"
 #include "sim/workload.h"
+#include "tools/report/tool_main.h"
 
 namespace fairway::simtool {
 

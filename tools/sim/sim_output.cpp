@@ -1,4 +1,4 @@
-#include "sim_output.h"
+#include "tools/sim/sim_output.h"
 
 #include <algorithm>
 #include <cstdio>

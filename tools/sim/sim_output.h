@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "replay.h"
+#include "tools/sim/replay.h"
 
 namespace fairway::simtool {
 

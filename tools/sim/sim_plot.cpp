@@ -1,11 +1,11 @@
-#include "sim_plot.h"
+#include "tools/sim/sim_plot.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
 
 #include "common/iso8601.h"
-#include "report/svg_text.h"
+#include "tools/report/svg_text.h"
 
 namespace fairway::simtool {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "replay.h"
+#include "tools/sim/replay.h"
 
 namespace fairway::simtool {
 

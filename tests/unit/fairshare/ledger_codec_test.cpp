@@ -7,7 +7,7 @@
 #include "common/error.h"
 #include "fairshare/crc32.h"
 #include "fairshare/usage_ledger.h"
-#include "state_bytes.h"
+#include "tests/unit/fairshare/state_bytes.h"
 
 namespace fairway::fairshare {
 namespace {

@@ -11,7 +11,7 @@
 #include "common/error.h"
 #include "fairshare/association_tree.h"
 #include "fairshare/usage_book.h"
-#include "state_bytes.h"
+#include "tests/unit/fairshare/state_bytes.h"
 
 namespace fairway::fairshare {
 namespace {

@@ -8,7 +8,7 @@
 #include "fairshare/run_charges.h"
 #include "fairshare/usage_book.h"
 #include "fairshare/usage_resets.h"
-#include "state_bytes.h"
+#include "tests/unit/fairshare/state_bytes.h"
 
 namespace fairway::fairshare {
 namespace {

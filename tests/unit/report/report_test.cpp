@@ -11,13 +11,13 @@
 #include <gtest/gtest.h>
 
 #include "common/iso8601.h"
-#include "report/cli_options.h"
-#include "report/json_stream.h"
-#include "report/kube_usage.h"
-#include "report/offline_input.h"
-#include "report/report_model.h"
-#include "report/sshare_format.h"
-#include "report/svg_plot.h"
+#include "tools/report/cli_options.h"
+#include "tools/report/json_stream.h"
+#include "tools/report/kube_usage.h"
+#include "tools/report/offline_input.h"
+#include "tools/report/report_model.h"
+#include "tools/report/sshare_format.h"
+#include "tools/report/svg_plot.h"
 
 using namespace fairway::report;
 

@@ -5,7 +5,7 @@
 #include <random>
 
 #include "sim/simulator.h"
-#include "sim_fixtures.h"
+#include "tests/unit/sim/sim_fixtures.h"
 
 using namespace fairway::sim;
 using namespace fairway::sim::testing;

@@ -3,7 +3,7 @@
 
 #include "fairshare/fair_share.h"
 #include "sim/statistics.h"
-#include "sim_fixtures.h"
+#include "tests/unit/sim/sim_fixtures.h"
 
 using namespace fairway::sim;
 using namespace fairway::sim::testing;
