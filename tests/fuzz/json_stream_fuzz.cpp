@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "report/json_stream.h"
+#include "tools/report/json_stream.h"
 #include "small_stack.h"
 
 namespace {

@@ -26,3 +26,27 @@ same_as_sshare() {
     done <<<"$theirs"
     [ "$bad" = 0 ]
 }
+
+# pass_clock: the time of priority/fairway's last pass, at which sshare's figures were computed:
+# the book's clock, bytes 8-15 of the state file (fairshare/README.md).
+pass_clock() { od -An -t d8 -j 8 -N 8 "$STATE_FILE" | tr -d ' '; }
+# agree_at_pass [REPORT OPTION...]: sshare and fairway-report read at the time of the same pass agree
+# on every association (same_as_sshare) and it prints their figures. A window's edge moves usage out
+# bucket by bucket, so a report read a few seconds after the pass may rightly differ by a bucket.
+# Fails when a pass came in between; callers retry (agree_within).
+agree_at_pass() {
+    local clock theirs ours
+    clock=$(pass_clock)
+    theirs=$(sshare -a -l -P -n) || return 1
+    [ "$clock" = "$(pass_clock)" ] || return 1
+    ours=$("$report" --parsable --noheader --now "$(date -u -d "@$clock" +%Y-%m-%dT%H:%M:%SZ)" "$@") || return 1
+    same_as_sshare "$ours" "$theirs" || return 1
+    echo "pass $clock: $(awk -F'|' '$2 != "" { printf "%s %s; ", $2, $5 }' <<<"$theirs")"
+}
+# agree_within TRIES [REPORT OPTION...]: agree_at_pass, tried up to TRIES times a second apart; on
+# failure the last try's differences go to stderr.
+agree_within() {
+    local tries=$1 try agreed; shift
+    for ((try = 1; try < tries; try++)); do agreed=$(agree_at_pass "$@") && { echo "$agreed"; return 0; }; sleep 1; done
+    agree_at_pass "$@" >&2
+}

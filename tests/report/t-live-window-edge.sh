@@ -28,25 +28,10 @@ wait_for 60 "bob's last job to start" eval '[ "$(squeue -h -j '"$running"' -o %T
 # Alice's first seconds leave the window (3 minutes after her job started) while her last ones count.
 sleep $(( started + 200 - $(date +%s) > 0 ? started + 200 - $(date +%s) : 0 ))
 
-# The book's clock (bytes 8-15 of the state file, fairshare/README.md): the time of the last pass,
-# at which sshare's figures were computed.
-pass_clock() { od -An -t d8 -j 8 -N 8 "$STATE_FILE" | tr -d ' '; }
-# agree [--sacct]: sshare and the report at the same pass agree on every association with usage.
-agree() {
-    local clock theirs ours
-    clock=$(pass_clock)
-    theirs=$(sshare -a -l -P -n) || return 1
-    [ "$clock" = "$(pass_clock)" ] || return 1  # a pass came in between
-    ours=$("$report" --parsable --noheader --now "$(date -u -d "@$clock" +%Y-%m-%dT%H:%M:%SZ)" "$@") || return 1
-    same_as_sshare "$ours" "$theirs" || return 1
-    echo "pass $clock: alice $(field "$theirs" physics alice 5) (report $(field "$ours" physics alice 5)), bob $(field "$theirs" biology bob 5) (report $(field "$ours" biology bob 5))"
-}
 [ "$(field "$(sshare -a -l -P -n)" physics alice 5)" -ge 100 ] 2>/dev/null ||
     fail "alice's usage is too small to compare: $(sshare -a -l -P -n)"
 for source in "" "--sacct"; do
-    agreed=""
-    for try in 1 2 3 4 5 6 7 8 9 10; do agreed=$(agree $source) && break; agreed=""; sleep 1; done
-    [ -n "$agreed" ] || { agree $source >&2; fail "fairway-report ${source:-(libslurmdb)} and sshare differ by more than 1%"; }
+    agreed=$(agree_within 10 $source) || fail "fairway-report ${source:-(libslurmdb)} and sshare differ by more than 1%"
     note "fairway-report ${source:-(libslurmdb)} agrees with sshare within 1%: $agreed"
 done
 scancel "$running"
