@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "priority/list_walk.h"
 #include "priority/slurmctld_symbols.h"
+#include "slurm_public/time_limits.h"
 
 namespace fairway::priority {
 namespace {
@@ -59,8 +60,14 @@ std::optional<fairshare::TimePoint> time_if_set(time_t t) {
     return t > 0 ? std::optional(fairshare::from_unix_seconds(t)) : std::nullopt;
 }
 
+// A record as fairshare/recorded_runs.h charges it, with the longest slurm.conf lets the job run.
 fairshare::RecordedRun recorded_run(const slurmdb_job_rec_t* job) {
-    return {{job->jobid, static_cast<std::int64_t>(job->submit)}, time_if_set(job->start), time_if_set(job->end)};
+    return {{job->jobid, static_cast<std::int64_t>(job->submit)},
+            time_if_set(job->start),
+            time_if_set(job->end),
+            fairshare::longest_run(slurm_public::job_time_limit(job->timelimit),
+                                   slurm_public::over_time_limit(slurm_conf.over_time_limit),
+                                   Seconds(slurm_conf.kill_wait))};
 }
 
 // Every record of the cluster's jobs that ran in [since, now]: with JOBCOND_FLAG_DUP every run

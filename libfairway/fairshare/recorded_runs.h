@@ -17,7 +17,11 @@
 //     every end before that time would be in the record; and, when it started before this
 //     slurmctld did, not past that start either: slurmctld forgot it (it lost its job state), and
 //     aborts a job it does not know when the job's node registers. Such a record stays open in
-//     accounting (a runaway job) until an administrator fixes it.
+//     accounting (a runaway job) until an administrator fixes it;
+//   - and never past the longest its time limit lets it run (longest_run): each later restart
+//     of slurmctld moves "this slurmctld's start" on, and the record would be charged more each
+//     time. A job whose limit passed while no slurmctld ran (none enforced it) ran on until one
+//     started; that part is not charged.
 // A rebuild made while something was queued is provisional (what is queued is missing from it);
 // the adapter makes it again once the queue has drained. Runs slurmctld holds that accounting has
 // no record of yet are left to the passes, which charge them from their start (RebuildCoverage).
@@ -44,7 +48,13 @@ struct RecordedRun {
     RunId id;
     std::optional<TimePoint> start;  // none: it never started
     std::optional<TimePoint> end;    // none: accounting has no end for it (yet)
+    std::optional<Seconds> longest;  // longest_run of its time limit; none: no limit
 };
+
+// How long slurmctld lets a job run: its time limit, then OverTimeLimit, then KillWait between
+// the signal and the kill. None when either limit is none (unlimited).
+std::optional<Seconds> longest_run(std::optional<Seconds> time_limit, std::optional<Seconds> over_time_limit,
+                                   Seconds kill_wait);
 
 // What slurmctld knows of a run it still holds in its job list.
 struct LiveRun {

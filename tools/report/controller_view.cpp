@@ -15,6 +15,7 @@ extern void slurm_free_stats_response_msg(stats_info_response_msg_t* msg);
 #include <memory>
 
 #include "common/atomic_file.h"
+#include "slurm_public/time_limits.h"
 
 namespace fairway::report {
 namespace {
@@ -40,10 +41,12 @@ fairshare::UsageResets read_usage_resets(const std::string& state_save_location)
     }
 }
 
-std::optional<fairshare::ChargeSpan> ControllerView::span_to_charge(const fairshare::RecordedRun& run,
+std::optional<fairshare::ChargeSpan> ControllerView::span_to_charge(fairshare::RecordedRun run,
+                                                                    std::optional<Seconds> time_limit,
                                                                     fairshare::TimePoint since) {
     if (run.end) return fairshare::span_to_charge(run, nullptr, since, now_, now_, started_);
     if (!asked_) ask_slurmctld();
+    run.longest = fairshare::longest_run(time_limit, over_time_limit_, kill_wait_);
     const auto held = held_.find(run.id);
     return fairshare::span_to_charge(run, held != held_.end() ? &held->second : nullptr, since, complete_until_, now_,
                                      started_);
@@ -60,6 +63,8 @@ void ControllerView::ask_slurmctld() {
         return;
     }
     started_ = from_unix_seconds(conf->boot_time);
+    over_time_limit_ = slurm_public::over_time_limit(conf->over_time_limit);
+    kill_wait_ = Seconds(conf->kill_wait);
     slurm_free_ctl_conf(conf);
     // Accounting lacks what is queued (the plugin's rebuild is then provisional): a record slurmctld
     // no longer holds is charged nothing beyond what accounting vouches for, as the plugin charges it

@@ -25,8 +25,11 @@ fairshare::UsageResets read_usage_resets(const std::string& state_save_location)
 class ControllerView {
 public:
     explicit ControllerView(fairshare::TimePoint now) : now_(now) {}
-    // The part of `run` to charge at now, nothing before `since` (fairshare::span_to_charge).
-    std::optional<fairshare::ChargeSpan> span_to_charge(const fairshare::RecordedRun& run, fairshare::TimePoint since);
+    // The part of `run` to charge at now, nothing before `since` (fairshare::span_to_charge); an
+    // open record no longer than slurmctld lets a job with `time_limit` run (none: no limit).
+    std::optional<fairshare::ChargeSpan> span_to_charge(fairshare::RecordedRun run,
+                                                        std::optional<Seconds> time_limit,
+                                                        fairshare::TimePoint since);
     // How many records slurmctld has queued for slurmdbd (sdiag), asked once; a note on stderr when
     // some are: accounting lacks them, so the report is provisional. 0 when slurmctld does not say.
     std::uint32_t queued_for_slurmdbd();
@@ -40,6 +43,8 @@ private:
     // Until slurmctld answers otherwise: accounting is trusted up to now (an open record runs on).
     fairshare::TimePoint started_ = now_;
     fairshare::TimePoint complete_until_ = now_;
+    std::optional<Seconds> over_time_limit_;  // none: UNLIMITED
+    Seconds kill_wait_{0};
     std::map<fairshare::RunId, fairshare::LiveRun> held_;
     std::optional<std::uint32_t> queued_;
 };

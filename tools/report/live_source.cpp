@@ -29,6 +29,7 @@ extern "C" {
 #include "fairshare/parameters.h"
 #include "fairshare/run_charges.h"
 #include "fairshare/usage_records.h"
+#include "slurm_public/time_limits.h"
 #include "tools/report/child_process.h"
 #include "tools/report/controller_view.h"
 #include "tools/report/explain.h"
@@ -154,7 +155,7 @@ JobTres parse_tres(std::string_view text, const std::unordered_map<std::uint32_t
 
 // A time limit in minutes as slurmdbd and sacct's TimelimitRaw give it, in seconds (0: none).
 std::int64_t limit_seconds(std::uint64_t minutes) {
-    return minutes == 0 || minutes >= NO_VAL ? 0 : static_cast<std::int64_t>(minutes) * 60;
+    return slurm_public::job_time_limit(minutes).value_or(std::chrono::seconds{0}).count();
 }
 
 // Names the job's association and hands it over; records of deleted associations are counted.
@@ -184,14 +185,16 @@ std::optional<TimePoint> time_if_set(std::time_t t) { return t > 0 ? std::option
 fairshare::RecordedRun recorded_run(const AccountedJob& job) {
     std::uint32_t id = 0;
     std::from_chars(job.id.data(), job.id.data() + job.id.size(), id);
-    return {{id, static_cast<std::int64_t>(job.submit)}, time_if_set(job.start), time_if_set(job.end)};
+    return {{id, static_cast<std::int64_t>(job.submit)}, time_if_set(job.start), time_if_set(job.end), std::nullopt};
 }
 
 // Charges one job's run as the plugin's rebuild charges it: as far as fairshare/recorded_runs.h
 // says, from its association's last reset on (fairshare/usage_resets.h), every second by
 // fairshare/run_charges.h.
 void charge_job(const LiveContext& ctx, Charging& charging, ReportModel& model, const AccountedJob& job) {
-    std::optional<fairshare::ChargeSpan> span = charging.controller.span_to_charge(recorded_run(job), charging.since);
+    const auto time_limit = job.time_limit > 0 ? std::optional(Seconds{job.time_limit}) : std::nullopt;
+    std::optional<fairshare::ChargeSpan> span =
+        charging.controller.span_to_charge(recorded_run(job), time_limit, charging.since);
     if (!span) return;
     span->from = charging.resets.counts_from(fairshare::ResetOwner::association, job.assoc_id, span->from);
     if (span->empty()) return;

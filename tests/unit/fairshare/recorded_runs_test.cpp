@@ -8,7 +8,7 @@ namespace {
 TimePoint at(std::int64_t seconds) { return TimePoint{Seconds{seconds}}; }
 
 RecordedRun run(std::uint32_t job, std::int64_t submit, std::int64_t start, std::optional<std::int64_t> end = {}) {
-    return {{job, submit}, at(start), end ? std::optional<TimePoint>(at(*end)) : std::nullopt};
+    return {{job, submit}, at(start), end ? std::optional<TimePoint>(at(*end)) : std::nullopt, std::nullopt};
 }
 
 constexpr std::int64_t kNow = 2000;
@@ -26,7 +26,7 @@ TEST(RecordedRuns, NothingIsChargedBeforeTheHorizonOrForARunThatNeverStarted) {
     ASSERT_TRUE(span);
     EXPECT_EQ(span->from, at(1005));
     EXPECT_EQ(span->to, at(1008));
-    EXPECT_FALSE(span_to_charge({{7, 100}, std::nullopt, std::nullopt}, nullptr, kSince, at(kNow), at(kNow), at(0)));
+    EXPECT_FALSE(span_to_charge({{7, 100}, std::nullopt, std::nullopt, std::nullopt}, nullptr, kSince, at(kNow), at(kNow), at(0)));
     EXPECT_FALSE(span_to_charge(run(7, 100, kNow), nullptr, kSince, at(kNow), at(kNow), at(0)));
     const auto ended_before_horizon =
         span_to_charge(run(7, 100, 1000, 1008), nullptr, at(1500), at(kNow), at(kNow), at(0));
@@ -97,6 +97,34 @@ TEST(RecordedRuns, AnOpenRecordSlurmctldForgotIsChargedUpToSlurmctldsStart) {
     const auto held = span_to_charge(run(7, 100, 1000), &running, kSince, at(kNow), at(kNow), at(1200));
     ASSERT_TRUE(held);
     EXPECT_EQ(held->to, at(kNow));
+}
+
+// A runaway record (slurmctld forgot the job at a restart at 1200) is charged no further than its
+// time limit lets it run, however often slurmctld restarts later (here at 1900); the limit bounds
+// no held run, and a run without a limit is bounded by slurmctld's start alone.
+TEST(RecordedRuns, AnOpenRecordIsNeverChargedPastItsTimeLimit) {
+    RecordedRun limited = run(7, 100, 1000);
+    limited.longest = longest_run(Seconds{120}, Seconds{60}, Seconds{30});
+    const auto after_later_restart = span_to_charge(limited, nullptr, kSince, at(kNow), at(kNow), at(1900));
+    ASSERT_TRUE(after_later_restart);
+    EXPECT_EQ(after_later_restart->to, at(1210));
+    const auto first_restart = span_to_charge(limited, nullptr, kSince, at(kNow), at(kNow), at(1200));
+    ASSERT_TRUE(first_restart);
+    EXPECT_EQ(first_restart->to, at(1200)) << "the restart that forgot it comes first";
+    const LiveRun running{std::nullopt};
+    const auto held = span_to_charge(limited, &running, kSince, at(kNow), at(kNow), at(1900));
+    ASSERT_TRUE(held);
+    EXPECT_EQ(held->to, at(kNow)) << "slurmctld holds it: it runs, whatever the record says";
+    const auto unlimited = span_to_charge(run(7, 100, 1000), nullptr, kSince, at(kNow), at(kNow), at(1900));
+    ASSERT_TRUE(unlimited);
+    EXPECT_EQ(unlimited->to, at(1900));
+}
+
+TEST(RecordedRuns, TheLongestRunIsTheTimeLimitOverTimeLimitAndKillWait) {
+    EXPECT_EQ(longest_run(Seconds{3600}, Seconds{0}, Seconds{30}), Seconds{3630});
+    EXPECT_EQ(longest_run(Seconds{3600}, Seconds{300}, Seconds{30}), Seconds{3930});
+    EXPECT_FALSE(longest_run(std::nullopt, Seconds{0}, Seconds{30})) << "no time limit";
+    EXPECT_FALSE(longest_run(Seconds{3600}, std::nullopt, Seconds{30})) << "OverTimeLimit=UNLIMITED";
 }
 
 // slurmdbd came back, but the job's start is still queued: the rebuild did not see it, so the
