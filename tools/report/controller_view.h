@@ -27,8 +27,7 @@ public:
     explicit ControllerView(fairshare::TimePoint now) : now_(now) {}
     // The part of `run` to charge at now, nothing before `since` (fairshare::span_to_charge); an
     // open record no longer than slurmctld lets a job with `time_limit` run (none: no limit).
-    std::optional<fairshare::ChargeSpan> span_to_charge(fairshare::RecordedRun run,
-                                                        std::optional<Seconds> time_limit,
+    std::optional<fairshare::ChargeSpan> span_to_charge(fairshare::RecordedRun run, std::optional<Seconds> time_limit,
                                                         fairshare::TimePoint since);
     // How many records slurmctld has queued for slurmdbd (sdiag), asked once; a note on stderr when
     // some are: accounting lacks them, so the report is provisional. 0 when slurmctld does not say.

@@ -26,7 +26,8 @@ TEST(RecordedRuns, NothingIsChargedBeforeTheHorizonOrForARunThatNeverStarted) {
     ASSERT_TRUE(span);
     EXPECT_EQ(span->from, at(1005));
     EXPECT_EQ(span->to, at(1008));
-    EXPECT_FALSE(span_to_charge({{7, 100}, std::nullopt, std::nullopt, std::nullopt}, nullptr, kSince, at(kNow), at(kNow), at(0)));
+    EXPECT_FALSE(span_to_charge({{7, 100}, std::nullopt, std::nullopt, std::nullopt}, nullptr, kSince, at(kNow),
+                                at(kNow), at(0)));
     EXPECT_FALSE(span_to_charge(run(7, 100, kNow), nullptr, kSince, at(kNow), at(kNow), at(0)));
     const auto ended_before_horizon =
         span_to_charge(run(7, 100, 1000, 1008), nullptr, at(1500), at(kNow), at(kNow), at(0));
