@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "tools/report/json_stream.h"
 #include "small_stack.h"
+#include "tools/report/json_stream.h"
 
 namespace {
 
