@@ -197,8 +197,18 @@ void reload_usage(const DaemonOptions& options, const quota::BridgeConfig& confi
     }
 }
 
+// Warns when the spool forgets Kubernetes usage that priority/fairway's window still counts
+// (quota::spool_keep_shortfall); slurmctld is asked at start and at each reload while metering.
+void check_spool_keep(const quota::BridgeConfig& config, const UsageSpool* usage, SlurmClient& slurm) {
+    if (!usage) return;
+    const std::optional<fairshare::LedgerConfig> ledger = slurm.fairshare_ledger();
+    if (!ledger) return;
+    const std::string shortfall = quota::spool_keep_shortfall(Seconds(config.usage.keep_seconds), *ledger);
+    if (!shortfall.empty()) log_event(LogLevel::warn, "usage records are kept too briefly", {{"reason", shortfall}});
+}
+
 void reload(const DaemonOptions& options, quota::BridgeConfig& config, Reconciler& reconciler,
-            std::unique_ptr<UsageSpool>& usage) {
+            std::unique_ptr<UsageSpool>& usage, SlurmClient& slurm) {
     try {
         auto fresh = quota::load_bridge_config(options.config_path);
         if (fresh.kubernetes.kubeconfig != config.kubernetes.kubeconfig)
@@ -206,6 +216,7 @@ void reload(const DaemonOptions& options, quota::BridgeConfig& config, Reconcile
         config = fresh;
         reconciler.reconfigure(std::move(fresh), monotonic_now());
         reload_usage(options, config, usage);
+        check_spool_keep(config, usage.get(), slurm);
         log_event(LogLevel::info, "configuration reloaded",
                   {{"groups", std::to_string(config.groups.size())}, {"usage", usage ? config.usage.spool : "off"}});
     } catch (const InputError& e) {
@@ -244,6 +255,7 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
                {"metrics_port", metrics ? std::to_string(metrics->port()) : "off"},
                {"identity", lease ? lease->identity() : "-"}});
     std::unique_ptr<UsageSpool> usage = start_usage(options, config);
+    check_spool_keep(config, usage.get(), slurm);
     CycleTotals totals;
     for (;;) {
         if (lease) {
@@ -259,7 +271,7 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
             if (options.once) return refuse_once(config.leader_election, *lease);
             if (metrics) metrics->publish(leader_metric(false), true);  // a standby is healthy
             int signal = wait_for_signal(signals, retry);
-            if (signal == SIGHUP) reload(options, config, *reconciler, usage);
+            if (signal == SIGHUP) reload(options, config, *reconciler, usage, slurm);
             if (signal == SIGTERM || signal == SIGINT) return stop(signal, nullptr);
             continue;
         }
@@ -289,7 +301,7 @@ int run_daemon(const DaemonOptions& options, quota::BridgeConfig config) {
             pause = std::chrono::seconds(config.reconcile.write_timeout_seconds);
         }
         int signal = wait_renewing(signals, pause, lease.get(), retry);
-        if (signal == SIGHUP) reload(options, config, *reconciler, usage);
+        if (signal == SIGHUP) reload(options, config, *reconciler, usage, slurm);
         if (signal == SIGTERM || signal == SIGINT) return stop(signal, lease.get());
     }
 }

@@ -12,22 +12,10 @@ namespace {
 // Where every configuration error comes from; the log lines say the rest.
 constexpr const char* kConfigFile = "slurm.conf";
 
-struct SplitParameters {
-    std::string for_core;                // what fairshare::parse_fairshare_parameters understands
-    std::optional<Seconds> calc_period;  // the adapter's own test-only key
-    std::optional<bool> walk_shortcuts;  // the adapter's own key
-};
-
-// The value of `item` when it is "KEY=value" for this key.
-std::optional<std::string_view> value_of(std::string_view item, std::string_view key) {
-    if (item.size() <= key.size() || item.substr(0, key.size()) != key || item[key.size()] != '=') return std::nullopt;
-    return item.substr(key.size() + 1);
-}
-
 Seconds parse_calc_period(std::string_view text) {
     auto value = parse_slurm_duration(text);
     if (!value || value->count() < 1)
-        throw InputError({kConfigFile, 0, std::string(kCalcPeriodKey)},
+        throw InputError({kConfigFile, 0, std::string(fairshare::kCalcPeriodKey)},
                          "must be a Slurm duration of at least 1 second, e.g. 0:10 for 10 s");
     return *value;
 }
@@ -36,23 +24,6 @@ bool parse_yes_no(std::string_view text, std::string_view key) {
     if (text == "yes") return true;
     if (text == "no") return false;
     throw InputError({kConfigFile, 0, std::string(key)}, "must be yes or no, not '" + std::string(text) + "'");
-}
-
-// Takes the adapter's own keys out of PriorityParameters; everything else goes to the core parser,
-// which rejects unknown keys.
-SplitParameters split_parameters(std::string_view text) {
-    SplitParameters split;
-    std::string_view rest = text;
-    while (!rest.empty()) {
-        const size_t comma = rest.find(',');
-        std::string_view item = rest.substr(0, comma);
-        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-        if (const auto value = value_of(item, kCalcPeriodKey)) split.calc_period = parse_calc_period(*value);
-        else if (const auto value = value_of(item, kWalkShortcutsKey))
-            split.walk_shortcuts = parse_yes_no(*value, kWalkShortcutsKey);
-        else split.for_core += (split.for_core.empty() ? "" : ",") + std::string(item);
-    }
-    return split;
 }
 
 // The core's PriorityParameters, validated (window against bucket and half-life); its errors name
@@ -104,18 +75,21 @@ fairshare::PriorityConfig read_priority_config(const slurm_conf_t& conf, int tre
 
 Settings read_settings(const slurm_conf_t& conf, int tres_count) {
     Settings settings;
-    SplitParameters split = split_parameters(conf.priority_params ? conf.priority_params : "");
-    settings.fairshare = fairshare_parameters(split.for_core, Seconds{conf.priority_decay_hl});
+    const fairshare::SplitPriorityParameters split =
+        fairshare::split_priority_parameters(conf.priority_params ? conf.priority_params : "");
+    settings.fairshare = fairshare_parameters(split.fair_share, Seconds{conf.priority_decay_hl});
     settings.fair_share =
         fairshare::fair_share_options(conf.priority_flags & PRIORITY_FLAGS_FAIR_TREE,
                                       conf.priority_flags & PRIORITY_FLAGS_DEPTH_OBLIVIOUS, conf.fs_dampening_factor);
     settings.priority = read_priority_config(conf, tres_count);
-    settings.calc_period = split.calc_period.value_or(Seconds{conf.priority_calc_period});
+    settings.calc_period =
+        split.calc_period ? parse_calc_period(*split.calc_period) : Seconds{conf.priority_calc_period};
     if (settings.calc_period.count() < 1) settings.calc_period = Seconds{60};
     settings.accrue_always = conf.priority_flags & PRIORITY_FLAGS_ACCRUE_ALWAYS;
     settings.calculate_running = conf.priority_flags & PRIORITY_FLAGS_CALCULATE_RUNNING;
     settings.incr_only = conf.priority_flags & PRIORITY_FLAGS_INCR_ONLY;
-    settings.walk_shortcuts = split.walk_shortcuts.value_or(compat::kWalkShortcutsEstablished);
+    settings.walk_shortcuts = split.walk_shortcuts ? parse_yes_no(*split.walk_shortcuts, fairshare::kWalkShortcutsKey)
+                                                   : compat::kWalkShortcutsEstablished;
     if (conf.state_save_location) {
         settings.state_file = std::string(conf.state_save_location) + "/" + kStateFileName;
         settings.resets_file = std::string(conf.state_save_location) + "/" + kResetsFileName;

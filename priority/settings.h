@@ -26,12 +26,9 @@ struct Settings {
     std::string resets_file;                   // StateSaveLocation/fairway_priority_resets (usage_resets.h)
 };
 
-// The test-only PriorityParameters key that overrides PriorityCalcPeriod (whole minutes in
-// slurm.conf) with any Slurm duration, so cluster tests need not wait minutes. Not for production.
-inline constexpr std::string_view kCalcPeriodKey = "calc_period";
-// PriorityParameters=walk_shortcuts=no makes every pass walk every job (walk_skip.cpp's shortcuts
-// off). The default is yes only on the releases whose behaviour the shortcuts were checked against.
-inline constexpr std::string_view kWalkShortcutsKey = "walk_shortcuts";
+// PriorityParameters' adapter keys (fairshare/parameters.h): calc_period is test-only, so cluster
+// tests need not wait minutes; walk_shortcuts=no makes every pass walk every job (walk_skip.cpp's
+// shortcuts off), and defaults to yes only on the releases whose behaviour they were checked against.
 inline constexpr const char* kStateFileName = "fairway_priority_state";
 using fairshare::kResetsFileName;
 

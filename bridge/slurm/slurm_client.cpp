@@ -13,6 +13,8 @@ extern "C" {
 }
 
 #include "bridge/slurm/slurm_compat.h"
+#include "common/error.h"
+#include "fairshare/parameters.h"
 
 namespace fairway::bridge {
 namespace {
@@ -80,6 +82,20 @@ std::string SlurmClient::cluster_name() {
     std::string name = conf->cluster_name ? conf->cluster_name : "";
     slurm_free_ctl_conf(conf);
     return name;
+}
+
+std::optional<fairshare::LedgerConfig> SlurmClient::fairshare_ledger() {
+    slurm_conf_t* conf = nullptr;
+    if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS || !conf) return std::nullopt;
+    const std::unique_ptr<slurm_conf_t, void (*)(slurm_conf_t*)> guard(conf, slurm_free_ctl_conf);
+    if (!conf->priority_type || std::string_view(conf->priority_type) != "priority/fairway") return std::nullopt;
+    try {
+        return fairshare::fairshare_part_of(conf->priority_params ? conf->priority_params : "",
+                                            Seconds(conf->priority_decay_hl))
+            .ledger_config();
+    } catch (const InputError&) {
+        return std::nullopt;  // slurmctld refuses such parameters itself
+    }
 }
 
 std::string SlurmClient::read_partitions(SlurmSnapshot& out) {

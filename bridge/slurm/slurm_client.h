@@ -5,9 +5,11 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "fairshare/usage_ledger.h"
 #include "quota/bridge_config.h"
 #include "quota/mirror.h"
 
@@ -39,6 +41,9 @@ public:
     SlurmSnapshot read(const std::vector<std::string>& accounts, bool with_gpu_types = false);
     // Sets the account association's GrpTRES gres/<gres>=gpus in slurmdbd; "" on success.
     std::string set_gpu_limit(const std::string& account, long gpus);
+    // priority/fairway's window, half-life and bucket as slurmctld runs them; none when slurmctld
+    // does not answer or runs another priority plugin.
+    std::optional<fairshare::LedgerConfig> fairshare_ledger();
     // Fencing: set_gpu_limit writes only while `open` says so (see KubeApi::set_write_gate).
     void set_write_gate(std::function<bool()> open) { write_gate_ = std::move(open); }
 

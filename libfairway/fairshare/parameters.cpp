@@ -36,7 +36,7 @@ void apply(FairshareParameters& params, const std::string& key, std::string_view
             reject(key, "'" + std::string(value) + "' is not a positive Slurm time (e.g. 2:00:00)");
         params.bucket = *bucket;
     } else {
-        reject(key, "unknown PriorityParameters key (fairway knows: window, bucket)");
+        reject(key, "unknown PriorityParameters key (fairway knows: window, bucket, calc_period, walk_shortcuts)");
     }
 }
 
@@ -69,6 +69,29 @@ FairshareParameters parse_fairshare_parameters(std::string_view text, Seconds ha
     }
     params.ledger_config();  // validates window, bucket and half-life together
     return params;
+}
+
+SplitPriorityParameters split_priority_parameters(std::string_view text) {
+    SplitPriorityParameters split;
+    auto value_of = [](std::string_view item, std::string_view key) -> std::optional<std::string> {
+        if (item.size() <= key.size() || item.substr(0, key.size()) != key || item[key.size()] != '=')
+            return std::nullopt;
+        return std::string(item.substr(key.size() + 1));
+    };
+    std::string_view rest = text;
+    while (!rest.empty()) {
+        const size_t comma = rest.find(',');
+        const std::string_view item = rest.substr(0, comma);
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+        if (auto value = value_of(item, kCalcPeriodKey)) split.calc_period = std::move(value);
+        else if (auto value = value_of(item, kWalkShortcutsKey)) split.walk_shortcuts = std::move(value);
+        else split.fair_share += (split.fair_share.empty() ? "" : ",") + std::string(item);
+    }
+    return split;
+}
+
+FairshareParameters fairshare_part_of(std::string_view priority_parameters, Seconds half_life) {
+    return parse_fairshare_parameters(split_priority_parameters(priority_parameters).fair_share, half_life);
 }
 
 std::vector<std::string> doubtful_settings(const FairshareParameters& params) {

@@ -12,6 +12,7 @@
 // the text is not key=value at all).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,25 @@ struct FairshareParameters {
 // Parses PriorityParameters. Throws InputError (see above). The result is validated as a whole
 // (bucket vs window) and the error then names "bucket".
 FairshareParameters parse_fairshare_parameters(std::string_view text, Seconds half_life);
+
+// PriorityParameters also holds keys that priority/fairway's adapter reads itself, which change how
+// often and how it walks the jobs, not the fair-share arithmetic: the test-only calc_period (any
+// Slurm duration instead of PriorityCalcPeriod's whole minutes) and walk_shortcuts (yes/no).
+inline constexpr std::string_view kCalcPeriodKey = "calc_period";
+inline constexpr std::string_view kWalkShortcutsKey = "walk_shortcuts";
+
+// PriorityParameters split into the adapter's keys (values as written, the last of each key) and
+// the rest, which is what parse_fairshare_parameters takes.
+struct SplitPriorityParameters {
+    std::string fair_share;
+    std::optional<std::string> calc_period;
+    std::optional<std::string> walk_shortcuts;
+};
+SplitPriorityParameters split_priority_parameters(std::string_view text);
+
+// The fair-share part of PriorityParameters as slurm.conf has it, for the programs that read it
+// outside slurmctld (fairway-report, fairway-bridge). Throws as parse_fairshare_parameters does.
+FairshareParameters fairshare_part_of(std::string_view priority_parameters, Seconds half_life);
 
 // Windows longer than this are accepted but most likely a slip (days written for minutes).
 inline constexpr Seconds kLongestLikelyWindow{3 * 365 * 86400};

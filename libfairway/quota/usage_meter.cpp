@@ -6,6 +6,22 @@
 #include "quota/mirror.h"
 
 namespace fairway::quota {
+
+std::string spool_keep_shortfall(Seconds keep, const fairshare::LedgerConfig& ledger) {
+    const fairshare::LedgerConfig resolved = ledger.validated();
+    if (resolved.window == fairshare::kInfiniteWindow)
+        return "the window is infinite: a rebuild of priority/fairway's usage, and fairway-report, count only the "
+               "Kubernetes usage of the last usage.keep_days";
+    const Seconds needed = resolved.window + resolved.bucket;
+    if (keep >= needed) return {};
+    return "usage.keep_days (" + std::to_string(keep.count() / 86400) +
+           ") is shorter than priority/fairway's window (" + std::to_string(resolved.window.count()) +
+           " s, and a bucket of " + std::to_string(resolved.bucket.count()) +
+           " s): a rebuild of its usage, and fairway-report, would miss the Kubernetes usage older than that; keep at "
+           "least " +
+           std::to_string((needed.count() + 86399) / 86400) + " days";
+}
+
 namespace {
 
 const nlohmann::json* condition(const nlohmann::json& workload, const std::string& type) {

@@ -88,4 +88,10 @@ private:
     std::map<std::string, Charged> charged_;
 };
 
+// A rebuild of priority/fairway's usage (its state file missing or corrupt) and fairway-report see
+// Kubernetes usage only while its record is in the spool, so the records must outlast the plugin's
+// window and one bucket. Why `keep` (usage.keep_days) falls short of the plugin's `ledger`, one
+// sentence for the log; empty when it does not.
+std::string spool_keep_shortfall(Seconds keep, const fairshare::LedgerConfig& ledger);
+
 }  // namespace fairway::quota

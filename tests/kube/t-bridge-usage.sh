@@ -3,7 +3,8 @@
 # reservation (4 GPUs from QuotaReserved to Finished) and writes usage records into slurmctld's
 # spool (StateSaveLocation/fairway_usage); priority/fairway charges them to the association the
 # namespace maps to. The account's sshare RawUsage must rise by GPUs x seconds x the GPU billing
-# weight (8), exactly once although the bridge is killed with -9 while the Workload runs.
+# weight (8), exactly once although the bridge is killed with -9 while the Workload runs. A reload
+# that keeps records for less than the plugin's window is warned of.
 # No Kueue controller runs here: the test writes the Workload's status conditions as Kueue would
 # (QuotaReserved when it admits, Finished when the job ends), with their transition times.
 . "$FAIRWAY_SRC/tests/lib.sh"
@@ -70,5 +71,15 @@ close_to "$(raw)" "$want" 0.1 || fail "charged more than once: RawUsage $(raw), 
 gpu_seconds=$(cat "$SPOOL"/$SOURCE-*.usage | awk '/^charge=/ { s += $4 * ($3 - $2) } END { print s }')
 [ "$gpu_seconds" -eq $((4 * (ended - reserved))) ] || fail "the records hold $gpu_seconds GPU-seconds, expected $((4 * (ended - reserved)))"
 note "4 GPUs x $((ended - reserved)) s: records hold $gpu_seconds GPU-seconds in $(ls "$SPOOL" | grep -c "^$SOURCE-") records; RawUsage $base -> $(raw) (expected $want)"
+
+# Records kept for less than the plugin's window (14 days here, and a bucket): a rebuild would miss
+# Kubernetes usage that the window still counts. Kept 30 days (the default), the bridge said
+# nothing of it; a reload to keep_days 1 is warned of, with the days needed.
+grep -q "kept too briefly" "$work/log" && fail "warned with usage.keep_days 30: $(grep 'kept too briefly' "$work/log")"
+echo "  keep_days: 1" >>"$work/bridge.yaml"
+kill -HUP "$bridge_pid"
+wait_for 15 "the warning on usage.keep_days" grep -q 'kept too briefly.*usage.keep_days (1) is shorter.*keep at least 15 days' "$work/log" ||
+    fail "no warning for keep_days 1: $(grep -i 'reload\|keep' "$work/log" | tail -n 3)"
+note "$(grep -o 'usage.keep_days (1) is shorter[^"]*' "$work/log" | head -n 1)"
 kubectl -n t-usage delete workload train >/dev/null
 rm -f "$SPOOL"/$SOURCE-*.usage

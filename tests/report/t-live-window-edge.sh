@@ -10,8 +10,9 @@ set -u
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
 . "$FAIRWAY_SRC/tests/report/live-lib.sh"
 wait_idle 120
-# A new window and half-life: the plugin rebuilds its usage from accounting at start.
-prio_configure PriorityDecayHalfLife=1 "PriorityParameters=window=3:00,calc_period=0:02"
+# A new window and half-life: the plugin rebuilds its usage from accounting at start. walk_shortcuts
+# is the plugin's own key (its default here): the report reads the window past it.
+prio_configure PriorityDecayHalfLife=1 "PriorityParameters=window=3:00,calc_period=0:02,walk_shortcuts=yes"
 
 # Whole billing units, as in t-live-sshare.sh (accounting stores the billing TRES as an integer).
 started=$(date +%s)

@@ -62,17 +62,6 @@ TimePoint to_time(std::time_t t) { return TimePoint{std::chrono::seconds{t}}; }
 
 // ---- settings from slurm.conf
 
-// PriorityParameters minus priority/fairway's own test-only key (calc_period, which overrides
-// PriorityCalcPeriod inside slurmctld and does not change the fair-share arithmetic).
-std::string without_plugin_only_keys(const std::string& text) {
-    std::string kept;
-    std::stringstream items(text);
-    std::string item;
-    while (std::getline(items, item, ','))
-        if (item.rfind("calc_period=", 0) != 0) kept += (kept.empty() ? "" : ",") + item;
-    return kept;
-}
-
 ReportSettings read_settings(const Options& options, std::string& cluster) {
     // The configuration slurm_init() read from slurm.conf, as sacct and sshare use it: the report
     // works while slurmctld is down. (libslurm exports it; its public headers do not declare it.)
@@ -82,8 +71,8 @@ ReportSettings read_settings(const Options& options, std::string& cluster) {
     s.half_life = Seconds{conf->priority_decay_hl};
     std::string type = conf->priority_type ? conf->priority_type : "";
     if (type == "priority/fairway") {
-        fairshare::FairshareParameters p = fairshare::parse_fairshare_parameters(
-            without_plugin_only_keys(conf->priority_params ? conf->priority_params : ""), s.half_life);
+        fairshare::FairshareParameters p =
+            fairshare::fairshare_part_of(conf->priority_params ? conf->priority_params : "", s.half_life);
         s.window = p.window;
         s.bucket = p.bucket;
     } else {

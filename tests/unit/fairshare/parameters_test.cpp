@@ -93,5 +93,18 @@ TEST(FairshareParameters, DoubtsAWindowOfMoreThanThreeYears) {
     EXPECT_NE(doubts[0].find("the window 1096-00:00:00 is longer than 1095-00:00:00"), std::string::npos) << doubts[0];
 }
 
+// slurmctld's adapter reads calc_period and walk_shortcuts itself; fairway-report and fairway-bridge
+// read the same text for the window and must not take them for unknown keys.
+TEST(FairshareParameters, TheAdaptersKeysAreSplitOffBeforeTheFairSharePart) {
+    const SplitPriorityParameters split = split_priority_parameters("window=1-0,calc_period=0:02,walk_shortcuts=yes");
+    EXPECT_EQ(split.fair_share, "window=1-0");
+    EXPECT_EQ(split.calc_period, "0:02");
+    EXPECT_EQ(split.walk_shortcuts, "yes");
+    EXPECT_EQ(fairshare_part_of("walk_shortcuts=no,window=1-0,calc_period=0:02", Seconds{3600}).window, Seconds{86400});
+    EXPECT_EQ(split_priority_parameters("").fair_share, "");
+    EXPECT_FALSE(split_priority_parameters("window=1-0").calc_period);
+    EXPECT_THROW(fairshare_part_of("window=1-0,walkshortcuts=yes", Seconds{3600}), InputError);
+}
+
 }  // namespace
 }  // namespace fairway::fairshare

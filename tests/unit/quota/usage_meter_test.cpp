@@ -145,5 +145,21 @@ TEST(UsageMeter, PendingForeignAndGpuLessPodGroupsAreNotCharged) {
     EXPECT_TRUE(meter.flush(items, at("2026-12-01T11:00:00Z")).empty());
 }
 
+// A rebuild sees Kubernetes usage only in the spool: the records must outlast the window and one
+// bucket (a 14-day window's bucket is 3.36 h, so 15 days).
+TEST(SpoolKeep, RecordsMustOutlastTheWindowAndOneBucket) {
+    const Seconds day{86400};
+    const fairshare::LedgerConfig two_weeks{.window = 14 * day, .half_life = 7 * day};
+    EXPECT_EQ(spool_keep_shortfall(30 * day, two_weeks), "");
+    EXPECT_EQ(spool_keep_shortfall(15 * day, two_weeks), "");
+    const std::string short_keep = spool_keep_shortfall(14 * day, two_weeks);
+    EXPECT_NE(short_keep.find("usage.keep_days (14) is shorter than priority/fairway's window (1209600 s"),
+              std::string::npos)
+        << short_keep;
+    EXPECT_NE(short_keep.find("keep at least 15 days"), std::string::npos) << short_keep;
+    const fairshare::LedgerConfig infinite{.window = fairshare::kInfiniteWindow, .half_life = 7 * day};
+    EXPECT_NE(spool_keep_shortfall(366 * day, infinite).find("the window is infinite"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fairway::quota
