@@ -115,5 +115,13 @@ ceiling=$(awk -v b="$before" -v r="$billing" -v l="$longest" 'BEGIN { print b + 
 note "after a later restart ($(( $(date +%s) - start )) s after the job started): bob's RawUsage $after_restart in sshare, $reported in fairway-report (at most $ceiling: the job's time limit)"
 at_least "$ceiling" "$reported" || fail "fairway-report charges job $job's open record past its time limit: bob's RawUsage $reported, at most $ceiling"
 # The record stays open (a runaway job): fix it, as an administrator would, so that later tests'
-# rebuilds do not charge it again.
+# rebuilds do not charge it again. Fixed, its end is its start: accounting now holds none of what
+# the passes charged for it, which the live usage keeps. Later tests compare the two
+# (fairway-report against sshare), so the usage is rebuilt from accounting, and saved, first.
 sacctmgr -i list runawayjobs >/dev/null 2>&1
+stop_ctld TERM
+rm -f "$STATE_FILE"
+"$CLUSTER" restart-ctld >/dev/null || fail "cluster restart-ctld after fixing the runaway job failed"
+wait_for 30 "the usage to be rebuilt from accounting" ctld_log_has "usage rebuilt from accounting" ||
+    fail "no rebuild logged: $(slurmctld_log_since_start | grep fairway | tr '\n' ';')"
+wait_pass || fail "no pass after the rebuild"
