@@ -36,7 +36,8 @@ void apply(FairshareParameters& params, const std::string& key, std::string_view
             reject(key, "'" + std::string(value) + "' is not a positive Slurm time (e.g. 2:00:00)");
         params.bucket = *bucket;
     } else {
-        reject(key, "unknown PriorityParameters key (fairway knows: window, bucket, calc_period, walk_shortcuts)");
+        reject(key, "unknown PriorityParameters key (fairway knows: window, bucket, " + std::string(kCalcPeriodKey) +
+                        ", " + std::string(kWalkShortcutsKey) + ")");
     }
 }
 
