@@ -343,7 +343,10 @@ CycleReport Reconciler::cycle(quota::Instant now) {
     CycleReport report;
     std::vector<std::string> accounts;
     for (const auto& group : config_.groups) accounts.push_back(group.accounts.front());
-    SlurmSnapshot slurm = slurm_.read(accounts, config_.kubernetes.flavors == quota::FlavorBasis::gpu_types);  // 1
+    std::vector<std::string> standing_keys;
+    for (const auto& [ns, association] : config_.usage.associations) standing_keys.push_back(association);
+    SlurmSnapshot slurm =
+        slurm_.read(accounts, config_.kubernetes.flavors == quota::FlavorBasis::gpu_types, standing_keys);  // 1
     report.slurm_ok = slurm.error.empty();
     if (!report.slurm_ok) log_event(LogLevel::warn, "cannot read Slurm", {{"error", slurm.error}});
     Observed observed;
@@ -369,7 +372,8 @@ CycleReport Reconciler::cycle(quota::Instant now) {
     }
     // Mirroring needs both views: without Slurm's partitions we would delete every flavor.
     if (!report.slurm_ok || !report.kube_ok) return report;
-    auto desired = quota::desired_objects(config_, slurm.partitions, kube_limits, queue_flavors, slurm.gpus_by_type);
+    auto desired = quota::desired_objects(config_, slurm.partitions, kube_limits, queue_flavors, slurm.gpus_by_type,
+                                          quota::published_standing(config_, slurm.standings, slurm.fs_dampening));
     apply_objects(desired, observed, kube_written, now, report);  // 5
     for (const auto& group : config_.groups) {                    // 6
         const GroupReport& g = report.groups[group.name];

@@ -75,13 +75,21 @@ long tres_limit_by_id(const char* tres, long id) {
 SlurmClient::SlurmClient(quota::SlurmSettings settings)
     : settings_(std::move(settings)), tres_name_("gres/" + settings_.gres) {}
 
+// slurmctld sends its configuration again only when it changed since `conf_time_`; otherwise the
+// call fails with SLURM_NO_CHANGE_IN_DATA and the values read before stand.
+void SlurmClient::refresh_conf() {
+    slurm_conf_t* conf = nullptr;
+    if (slurm_load_ctl_conf(conf_time_, &conf) != SLURM_SUCCESS || !conf) return;
+    conf_time_ = conf->last_update;
+    conf_cluster_ = conf->cluster_name ? conf->cluster_name : "";
+    fs_dampening_ = conf->fs_dampening_factor;
+    slurm_free_ctl_conf(conf);
+}
+
 std::string SlurmClient::cluster_name() {
     if (!settings_.cluster.empty()) return settings_.cluster;
-    slurm_conf_t* conf = nullptr;
-    if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS || !conf) return {};
-    std::string name = conf->cluster_name ? conf->cluster_name : "";
-    slurm_free_ctl_conf(conf);
-    return name;
+    if (conf_time_ == 0) refresh_conf();  // read() refreshes it every cycle
+    return conf_cluster_;
 }
 
 std::optional<fairshare::LedgerConfig> SlurmClient::fairshare_ledger() {
@@ -112,9 +120,22 @@ std::string SlurmClient::read_partitions(SlurmSnapshot& out) {
     return {};
 }
 
-std::string SlurmClient::read_associations(const std::vector<std::string>& accounts, SlurmSnapshot& out) {
+namespace {
+// The accounts whose associations the standing needs besides the groups': usage.associations' own.
+std::vector<std::string> with_standing_accounts(std::vector<std::string> accounts,
+                                                const std::vector<std::string>& standing_keys) {
+    for (const auto& key : standing_keys) {
+        std::string account = key.substr(0, key.find('/'));
+        if (std::find(accounts.begin(), accounts.end(), account) == accounts.end()) accounts.push_back(account);
+    }
+    return accounts;
+}
+}  // namespace
+
+std::string SlurmClient::read_associations(const std::vector<std::string>& accounts,
+                                           const std::vector<std::string>& standing_keys, SlurmSnapshot& out) {
     if (accounts.empty()) return {};
-    StringList wanted(accounts);
+    StringList wanted(with_standing_accounts(accounts, standing_keys));
     assoc_mgr_info_request_msg_t request{};
     request.acct_list = wanted.list;
     request.flags = ASSOC_MGR_INFO_FLAG_ASSOC;
@@ -127,7 +148,11 @@ std::string SlurmClient::read_associations(const std::vector<std::string>& accou
         if (info->tres_names[i] && tres_name_ == info->tres_names[i]) index = i;
     if (index < 0) return tres_name_ + " is not a tracked TRES (add it to AccountingStorageTRES)";
     for_each_item<slurmdb_assoc_rec_t>(info->assoc_list, [&](slurmdb_assoc_rec_t* assoc) {
-        if (!assoc->acct || (assoc->user && *assoc->user)) return;  // account associations only
+        if (!assoc->acct || (assoc->partition && *assoc->partition)) return;
+        if (assoc->usage)
+            out.standings[quota::association_key(assoc->acct, assoc->user ? assoc->user : "")] = {
+                assoc->usage->usage_efctv, assoc->usage->shares_norm};
+        if (assoc->user && *assoc->user) return;  // account associations only
         if (std::find(accounts.begin(), accounts.end(), assoc->acct) == accounts.end()) return;
         AccountReading reading;
         uint64_t limit = assoc->grp_tres_ctld ? assoc->grp_tres_ctld[index] : INFINITE64;
@@ -166,11 +191,14 @@ std::string SlurmClient::read_gpu_types(SlurmSnapshot& out) {
     return {};
 }
 
-SlurmSnapshot SlurmClient::read(const std::vector<std::string>& accounts, bool with_gpu_types) {
+SlurmSnapshot SlurmClient::read(const std::vector<std::string>& accounts, bool with_gpu_types,
+                                const std::vector<std::string>& standing_keys) {
     SlurmSnapshot out;
+    refresh_conf();
+    out.fs_dampening = fs_dampening_;
     out.error = read_partitions(out);
     if (out.error.empty() && with_gpu_types) out.error = read_gpu_types(out);
-    if (out.error.empty()) out.error = read_associations(accounts, out);
+    if (out.error.empty()) out.error = read_associations(accounts, standing_keys, out);
     if (out.error.empty()) out.error = read_stored_limits(accounts, out);
     if (out.error.empty()) out.error = read_pending(out);
     return out;

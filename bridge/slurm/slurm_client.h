@@ -3,6 +3,7 @@
 // GPUs requested by pending jobs; and the one write, an association's GrpTRES=gres/gpu=N.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "fairshare/usage_ledger.h"
 #include "quota/bridge_config.h"
 #include "quota/mirror.h"
+#include "quota/standing.h"
 
 namespace fairway::bridge {
 
@@ -33,12 +35,18 @@ struct SlurmSnapshot {
     std::vector<quota::PartitionInfo> partitions;
     quota::FlavorUse gpus_by_type;                   // read only when asked: GPUs per GRES type over the nodes
     std::map<std::string, AccountReading> accounts;  // only accounts that exist
+    // EffectvUsage and NormShares of every association of the accounts read ("account" or
+    // "account/user"), and FairShareDampeningFactor: the teams' standing (quota/standing.h).
+    std::map<std::string, quota::AssociationStanding> standings;
+    std::uint16_t fs_dampening = 1;
 };
 
 class SlurmClient {
 public:
     explicit SlurmClient(quota::SlurmSettings settings);
-    SlurmSnapshot read(const std::vector<std::string>& accounts, bool with_gpu_types = false);
+    // The groups' `accounts`, and the accounts of the associations `standing_keys` name.
+    SlurmSnapshot read(const std::vector<std::string>& accounts, bool with_gpu_types = false,
+                       const std::vector<std::string>& standing_keys = {});
     // Sets the account association's GrpTRES gres/<gres>=gpus in slurmdbd; "" on success.
     std::string set_gpu_limit(const std::string& account, long gpus);
     // priority/fairway's window, half-life and bucket as slurmctld runs them; none when slurmctld
@@ -51,13 +59,19 @@ private:
     std::string cluster_name();
     std::string read_partitions(SlurmSnapshot& out);
     std::string read_gpu_types(SlurmSnapshot& out);
-    std::string read_associations(const std::vector<std::string>& accounts, SlurmSnapshot& out);
+    void refresh_conf();
+    std::string read_associations(const std::vector<std::string>& accounts,
+                                  const std::vector<std::string>& standing_keys, SlurmSnapshot& out);
     std::string read_pending(SlurmSnapshot& out);
     std::string read_stored_limits(const std::vector<std::string>& accounts, SlurmSnapshot& out);
 
     quota::SlurmSettings settings_;
     std::string tres_name_;  // "gres/gpu"
     std::function<bool()> write_gate_;
+    // slurmctld's configuration as last read (refresh_conf).
+    long conf_time_ = 0;
+    std::string conf_cluster_;
+    std::uint16_t fs_dampening_ = 1;
 };
 
 }  // namespace fairway::bridge

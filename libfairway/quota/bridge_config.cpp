@@ -60,6 +60,12 @@ public:
         return value;
     }
 
+    bool boolean(const YAML::Node& node, const std::string& key) const {
+        std::string flag = text(node, key);
+        if (flag != "true" && flag != "false") fail(node, key, "expected true or false, got '" + flag + "'");
+        return flag == "true";
+    }
+
     std::vector<std::string> names(const YAML::Node& node, const std::string& key) const {
         if (!node.IsSequence()) fail(node, key, "expected a list of names");
         std::vector<std::string> out;
@@ -139,7 +145,7 @@ void read_covered_resources(const Reader& r, const YAML::Node& node, KubernetesS
 void read_kubernetes(const Reader& r, const YAML::Node& node, KubernetesSettings& out) {
     r.expect_map(node, "kubernetes",
                  {"kubeconfig", "owner", "backend", "cohort", "local_queue", "gpu_resource", "partition_label",
-                  "flavors", "gpu_type_label", "covered_resources"});
+                  "flavors", "gpu_type_label", "covered_resources", "standing_weights"});
     if (node["kubeconfig"]) {
         std::string path = r.text(node["kubeconfig"], "kubernetes.kubeconfig");
         out.kubeconfig = path == "in-cluster" ? "" : path;
@@ -164,6 +170,8 @@ void read_kubernetes(const Reader& r, const YAML::Node& node, KubernetesSettings
     }
     if (node["gpu_type_label"]) out.gpu_type_label = r.text(node["gpu_type_label"], "kubernetes.gpu_type_label");
     if (node["covered_resources"]) read_covered_resources(r, node["covered_resources"], out);
+    if (node["standing_weights"])
+        out.standing_weights = r.boolean(node["standing_weights"], "kubernetes.standing_weights");
     // Kueue allows a resource in one place of a ClusterQueue; the GPU's quota is the bridge's to set.
     if (out.covered_resources.count(out.gpu_resource))
         r.fail(node["covered_resources"], "kubernetes.covered_resources." + out.gpu_resource,
@@ -205,12 +213,7 @@ void read_leader_election(const Reader& r, const YAML::Node& node, const Reconci
     r.expect_map(node, "leader_election",
                  {"enabled", "namespace", "name", "identity", "lease_duration_seconds", "renew_deadline_seconds",
                   "retry_period_seconds"});
-    if (node["enabled"]) {
-        std::string flag = r.text(node["enabled"], "leader_election.enabled");
-        if (flag != "true" && flag != "false")
-            r.fail(node["enabled"], "leader_election.enabled", "expected true or false");
-        out.enabled = flag == "true";
-    }
+    if (node["enabled"]) out.enabled = r.boolean(node["enabled"], "leader_election.enabled");
     if (node["namespace"]) out.lease_namespace = r.text(node["namespace"], "leader_election.namespace");
     if (node["name"]) out.lease_name = r.text(node["name"], "leader_election.name");
     if (node["identity"]) out.identity = r.text(node["identity"], "leader_election.identity");

@@ -30,6 +30,9 @@ struct KubernetesSettings {
     std::string partition_label = "fairway.io/slurm-partition";  // default flavor node label key
     FlavorBasis flavors = FlavorBasis::partitions;
     std::string gpu_type_label = "fairway.io/gpu-type";  // default node label key of a GPU type's flavor
+    // Publish each team's Slurm fair-share standing (quota/standing.h) as Kueue LocalQueue weights
+    // under Admission Fair Sharing, or as Volcano Queue weights.
+    bool standing_weights = true;
     // Resources a group's ClusterQueue covers besides the GPU, with their quota per flavor
     // (kUnlimited or a Kubernetes quantity). Kueue refuses a workload requesting a resource its
     // ClusterQueue does not cover, so a GPU pod with cpu and memory requests needs both covered.

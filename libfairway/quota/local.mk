@@ -24,3 +24,7 @@ libfairway_libfairway_la_SOURCES += \
 	libfairway/quota/usage_meter.cpp libfairway/quota/usage_meter.h
 tests_unit_fairway_unit_SOURCES += \
 	tests/unit/quota/usage_meter_test.cpp
+libfairway_libfairway_la_SOURCES += \
+	libfairway/quota/standing.cpp libfairway/quota/standing.h
+tests_unit_fairway_unit_SOURCES += \
+	tests/unit/quota/standing_test.cpp

@@ -12,6 +12,7 @@ namespace {
 
 constexpr const char* kKueue = "/apis/kueue.x-k8s.io/v1beta1";
 constexpr const char* kVolcano = "/apis/scheduling.volcano.sh/v1beta1";
+constexpr const char* kUsageBasedFairSharing = "UsageBasedAdmissionFairSharing";
 
 nlohmann::json metadata(const std::string& name, const std::map<std::string, std::string>& extra_labels,
                         const std::string& ns = "") {
@@ -171,14 +172,33 @@ DesiredObject cluster_queue(const BridgeConfig& config, const QuotaGroup& group,
              {{{"key", "kubernetes.io/metadata.name"}, {"operator", "In"}, {"values", group.namespaces}}}}};
     if (!groups.empty()) spec["resourceGroups"] = groups;
     if (!config.kubernetes.cohort.empty()) spec["cohort"] = config.kubernetes.cohort;
+    // The LocalQueues' weights order the group's namespaces only under Admission Fair Sharing.
+    if (config.kubernetes.standing_weights) spec["admissionScope"] = {{"admissionMode", kUsageBasedFairSharing}};
     std::string name = group_queue_name(group);
     return kueue_object("ClusterQueue", "clusterqueues", name, metadata(name, {{kGroupLabel, group.name}}),
                         {{"spec", spec}});
 }
 
+// The published weight in thousandths of a group's or namespace's entry; full weight when absent.
+long weight_in(const std::map<std::string, long>& weights, const std::string& key) {
+    auto found = weights.find(key);
+    return found == weights.end() ? kFullWeightMilli : found->second;
+}
+
+DesiredObject local_queue(const BridgeConfig& config, const QuotaGroup& group, const std::string& ns,
+                          const PublishedStanding& standing) {
+    const std::string& name = config.kubernetes.local_queue;
+    nlohmann::json spec = {{"clusterQueue", group_queue_name(group)}};
+    if (config.kubernetes.standing_weights)
+        spec["fairSharing"] = {{"weight", weight_quantity(weight_in(standing.by_namespace, ns))}};
+    return kueue_object("LocalQueue", "localqueues", name, metadata(name, {{kGroupLabel, group.name}}, ns),
+                        {{"spec", spec}}, ns);
+}
+
 void add_kueue_objects(const BridgeConfig& config, const std::vector<PartitionInfo>& gpu_partitions,
                        const FlavorUse& gpus_by_type, const std::map<std::string, long>& kube_limits,
-                       const std::map<std::string, QueueFlavors>& queues, std::vector<DesiredObject>& out) {
+                       const std::map<std::string, QueueFlavors>& queues, const PublishedStanding& standing,
+                       std::vector<DesiredObject>& out) {
     std::set<int> tiers;
     for (const auto& p : gpu_partitions) tiers.insert(p.priority_tier);
     const std::vector<FlavorSource> sources = flavor_sources(config, gpu_partitions, gpus_by_type);
@@ -193,11 +213,7 @@ void add_kueue_objects(const BridgeConfig& config, const std::vector<PartitionIn
         for (const auto& f : covered) flavored.emplace(flavor_name(f), f);
         group_objects.push_back(
             cluster_queue(config, group, covered, limit == kube_limits.end() ? 0 : limit->second, flavors));
-        for (const auto& ns : group.namespaces)
-            group_objects.push_back(
-                kueue_object("LocalQueue", "localqueues", config.kubernetes.local_queue,
-                             metadata(config.kubernetes.local_queue, {{kGroupLabel, group.name}}, ns),
-                             {{"spec", {{"clusterQueue", group_queue_name(group)}}}}, ns));
+        for (const auto& ns : group.namespaces) group_objects.push_back(local_queue(config, group, ns, standing));
     }
     for (const auto& [name, f] : flavored) out.push_back(resource_flavor(config, f));
     for (int tier : tiers) {
@@ -209,16 +225,18 @@ void add_kueue_objects(const BridgeConfig& config, const std::vector<PartitionIn
 }
 
 void add_volcano_objects(const BridgeConfig& config, const std::map<std::string, long>& kube_limits,
-                         std::vector<DesiredObject>& out) {
+                         const PublishedStanding& standing, std::vector<DesiredObject>& out) {
     for (const auto& group : config.groups) {
         auto limit = kube_limits.find(group.name);
         std::string name = group_queue_name(group);
+        // Volcano's proportion plugin shares the cluster among queues in proportion to weight.
+        const long weight = config.kubernetes.standing_weights ? weight_in(standing.by_group, group.name) : 1;
         nlohmann::json body = {
             {"apiVersion", "scheduling.volcano.sh/v1beta1"},
             {"kind", "Queue"},
             {"metadata", metadata(name, {{kGroupLabel, group.name}})},
             {"spec",
-             {{"weight", 1},
+             {{"weight", weight},
               {"reclaimable", false},
               {"capability", {{config.kubernetes.gpu_resource, limit == kube_limits.end() ? 0 : limit->second}}}}}};
         out.push_back({"Queue", std::string(kVolcano) + "/queues", name, std::move(body)});
@@ -276,15 +294,15 @@ std::string group_queue_name(const QuotaGroup& group) { return "fairway-" + grou
 std::vector<DesiredObject> desired_objects(const BridgeConfig& config, const std::vector<PartitionInfo>& partitions,
                                            const std::map<std::string, long>& kube_limits,
                                            const std::map<std::string, QueueFlavors>& queues,
-                                           const FlavorUse& gpus_by_type) {
+                                           const FlavorUse& gpus_by_type, const PublishedStanding& standing) {
     std::vector<PartitionInfo> gpu_partitions;
     std::copy_if(partitions.begin(), partitions.end(), std::back_inserter(gpu_partitions),
                  [](const PartitionInfo& p) { return p.gpus > 0; });
     std::sort(gpu_partitions.begin(), gpu_partitions.end(), [](auto& a, auto& b) { return a.name < b.name; });
     std::vector<DesiredObject> out;
     if (config.kubernetes.backend == Backend::kueue)
-        add_kueue_objects(config, gpu_partitions, gpus_by_type, kube_limits, queues, out);
-    else add_volcano_objects(config, kube_limits, out);
+        add_kueue_objects(config, gpu_partitions, gpus_by_type, kube_limits, queues, standing, out);
+    else add_volcano_objects(config, kube_limits, standing, out);
     for (auto& object : out) object.body["metadata"]["labels"][kOwnerLabel] = config.kubernetes.owner;
     return out;
 }

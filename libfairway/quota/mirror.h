@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "quota/bridge_config.h"
+#include "quota/standing.h"
 
 namespace fairway::quota {
 
@@ -83,11 +84,13 @@ std::string unlimited_quota(const std::string& resource);
 // `queues` to its ClusterQueue's flavors as read. A flavor stands for a partition or, with
 // kubernetes.flavors gpu_types, for a GPU type: `gpus_by_type` (gpus_by_type() added up over the
 // nodes, each node once). A flavor that still holds quota or reservations stays in the
-// ClusterQueue (with its ResourceFlavor) after its partition or type is gone.
+// ClusterQueue (with its ResourceFlavor) after its partition or type is gone. With
+// kubernetes.standing_weights, `standing` gives each LocalQueue's fairSharing.weight (and the
+// ClusterQueue Admission Fair Sharing) or each Volcano Queue's weight; absent entries: full weight.
 std::vector<DesiredObject> desired_objects(const BridgeConfig& config, const std::vector<PartitionInfo>& partitions,
                                            const std::map<std::string, long>& kube_limits,
                                            const std::map<std::string, QueueFlavors>& queues = {},
-                                           const FlavorUse& gpus_by_type = {});
+                                           const FlavorUse& gpus_by_type = {}, const PublishedStanding& standing = {});
 
 // Splits a group's Kubernetes limit over its flavors. Kueue enforces each flavor's nominalQuota on
 // its own, so a flavor whose quota exceeded its share of use would let Kubernetes go past the

@@ -73,6 +73,16 @@ one_leader() {
     ln -sf "$(basename "$llog")" "$work/log"
 }
 
+# standing_weight ACCOUNT [USER]: the weight the bridge should publish for the association, in
+# thousandths: 1000 x 2^-q, q = min(10, round(4 x EffectvUsage / NormShares) / 4), from sshare's
+# figures (FairShareDampeningFactor 1, as the test cluster runs).
+standing_weight() {
+    sshare -A "$1" ${2:+-u "$2"} -n -P -o Account,User,NormShares,EffectvUsage |
+        awk -F'|' -v account="$1" -v user="${2:-}" '{ gsub(/^ +/, "", $1) } $1 == account && $2 == user {
+            q = $3 > 0 ? int(4 * $4 / $3 + 0.5) / 4 : 10; if (q > 10) q = 10
+            w = int(1000 * 2 ^ -q + 0.5); print (w < 1 ? 1 : w); exit }'
+}
+
 bridge_workload_cleanup() {
     [ -n "$player_pid" ] && kill "$player_pid" 2>/dev/null
     [ -n "$bridge_pid" ] && kill "$bridge_pid" 2>/dev/null
@@ -84,7 +94,7 @@ bridge_workload_cleanup() {
     kubectl delete localqueues -A -l app.kubernetes.io/managed-by=fairway-bridge >/dev/null 2>&1
     kubectl -n "$BT_NS" delete workloads --all >/dev/null 2>&1
     unbind_bridge "t-bridge-$BT_ACCOUNT"
-    sacctmgr -i delete user alice account="$BT_ACCOUNT" >/dev/null 2>&1
+    sacctmgr -i delete user alice,bob account="$BT_ACCOUNT" >/dev/null 2>&1
     sacctmgr -i delete account "$BT_ACCOUNT" >/dev/null 2>&1
     "$cluster" conf-reset >/dev/null 2>&1
     rm -rf "$work"

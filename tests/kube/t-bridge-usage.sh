@@ -3,8 +3,10 @@
 # reservation (4 GPUs from QuotaReserved to Finished) and writes usage records into slurmctld's
 # spool (StateSaveLocation/fairway_usage); priority/fairway charges them to the association the
 # namespace maps to. The account's sshare RawUsage must rise by GPUs x seconds x the GPU billing
-# weight (8), exactly once although the bridge is killed with -9 while the Workload runs. A reload
-# that keeps records for less than the plugin's window is warned of.
+# weight (8), exactly once although the bridge is killed with -9 while the Workload runs. Slurm's
+# standing orders Kubernetes: each namespace's LocalQueue carries its association's weight, computed
+# here from sshare's figures, alice's (charged) below bob's (idle), and a steady state writes
+# nothing. A reload that keeps records for less than the plugin's window is warned of.
 # No Kueue controller runs here: the test writes the Workload's status conditions as Kueue would
 # (QuotaReserved when it admits, Finished when the job ends), with their transition times.
 . "$FAIRWAY_SRC/tests/lib.sh"
@@ -14,8 +16,12 @@ bridge_workload_begin tbusage t-usage 8
 # A pass every 2 s (the test-only calc_period knob), so a record is charged within 2 s of its write.
 "$cluster" conf-set PriorityParameters=calc_period=0:02 >/dev/null || fail "cannot set calc_period"
 SPOOL=$FAIRWAY_CLUSTER_STATE/ctld/fairway_usage
-# The bridge restarted with metering on: records every 2 s, alice's association for the namespace.
+# The bridge restarted with metering on: records every 2 s, alice's association for the namespace,
+# and a second namespace of the group for bob, who runs nothing.
 kill "$bridge_pid"; wait "$bridge_pid" 2>/dev/null
+sacctmgr -i add user bob Account=tbusage >/dev/null || fail "cannot add bob to tbusage"
+kubectl get ns t-usage-idle >/dev/null 2>&1 || kubectl create ns t-usage-idle >/dev/null || fail "cannot create t-usage-idle"
+sed -i 's/namespaces: \[t-usage\]/namespaces: [t-usage, t-usage-idle]/' "$work/bridge.yaml"
 SOURCE=usage$$  # a source of its own: the plugin remembers each source's last sequence
 cat >>"$work/bridge.yaml" <<YAML
 usage:
@@ -23,7 +29,7 @@ usage:
   source: $SOURCE
   record_seconds: 2
   gpu_billing: 8
-  associations: {t-usage: tbusage/alice}
+  associations: {t-usage: tbusage/alice, t-usage-idle: tbusage/bob}
 YAML
 bridge_start
 
@@ -71,6 +77,30 @@ close_to "$(raw)" "$want" 0.1 || fail "charged more than once: RawUsage $(raw), 
 gpu_seconds=$(cat "$SPOOL"/$SOURCE-*.usage | awk '/^charge=/ { s += $4 * ($3 - $2) } END { print s }')
 [ "$gpu_seconds" -eq $((4 * (ended - reserved))) ] || fail "the records hold $gpu_seconds GPU-seconds, expected $((4 * (ended - reserved)))"
 note "4 GPUs x $((ended - reserved)) s: records hold $gpu_seconds GPU-seconds in $(ls "$SPOOL" | grep -c "^$SOURCE-") records; RawUsage $base -> $(raw) (expected $want)"
+
+# The standing (standing_weight in bridge-lib.sh), from sshare's figures for the namespace's association.
+expected_weight() { echo "$(standing_weight tbusage "$1")m"; }
+published_weight() { kubectl -n "$1" get localqueue fairway -o jsonpath='{.spec.fairSharing.weight}'; }
+weights_agree() { [ "$(published_weight t-usage)" = "$(expected_weight alice)" ] && [ "$(published_weight t-usage-idle)" = "$(expected_weight bob)" ]; }
+wait_for 20 "the LocalQueues to carry alice's and bob's standing" weights_agree ||
+    fail "LocalQueue weights t-usage $(published_weight t-usage) (alice: $(expected_weight alice)), t-usage-idle $(published_weight t-usage-idle) (bob: $(expected_weight bob))"
+expect_eq "$(published_weight t-usage-idle)" 1000m "the weight of bob, who used nothing"
+alice_weight=$(published_weight t-usage)
+[ "${alice_weight%m}" -lt 1000 ] ||
+    fail "alice's namespace weighs $(published_weight t-usage) after her charge; sshare: $(sshare -A tbusage -u alice -n -P -o User,NormShares,EffectvUsage | tr '\n' ';')"
+expect_eq "$(kubectl get clusterqueue fairway-tbusage -o jsonpath='{.spec.admissionScope.admissionMode}')" \
+    UsageBasedAdmissionFairSharing "the ClusterQueue's admission mode"
+# Steady state: no write in 5 cycles, unless alice's decaying usage crossed a step meanwhile (then once more).
+steady_writes() {
+    local from before
+    from=$(($(wc -l <"$work/log") + 1)) before=$(published_weight t-usage)
+    sleep 5
+    [ "$(published_weight t-usage)" = "$before" ] || return 2
+    writes_of <(tail -n +"$from" "$work/log")
+}
+writes=$(steady_writes) || writes=$(steady_writes)
+expect_eq "$writes" 0 "writes in 5 steady cycles with weights published"
+note "standing: alice $(published_weight t-usage) ($(sshare -A tbusage -u alice -n -P -o NormShares,EffectvUsage | tail -n 1)), bob $(published_weight t-usage-idle); 0 writes in 5 steady cycles"
 
 # Records kept for less than the plugin's window (14 days here, and a bucket): a rebuild would miss
 # Kubernetes usage that the window still counts. Kept 30 days (the default), the bridge said

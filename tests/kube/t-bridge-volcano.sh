@@ -91,6 +91,11 @@ spec: {queue: fairway-biology, minMember: 2, minResources: {nvidia.com/gpu: "10"
 YAML
 wait_for 60 "the 10 GPUs to Volcano" split_is 0 10 || fail "demand not counted in GPUs: slurm=$(slurm_limit) volcano=$(capability)"
 
+# Slurm's standing: the Queue weighs what biology's association does (standing_weight, from sshare).
+queue_weight() { kubectl get queues.scheduling.volcano.sh fairway-biology -o jsonpath='{.spec.weight}'; }
+wait_for 20 "the Queue to carry biology's standing" eval '[ "$(queue_weight)" = "$(standing_weight biology)" ]' ||
+    fail "Queue weight $(queue_weight), biology's standing $(standing_weight biology): $(sshare -A biology -n -P -o Account,User,NormShares,EffectvUsage | head -n 2 | tr '\n' ';')"
+
 # Metering, turned on by a SIGHUP that adds a usage section. The spool is the test's own: the
 # plugin does not read it (t-bridge-usage.sh shows the plugin charging the same records). The gang
 # runs as Volcano's scheduler shows it: phase Running with condition Scheduled at its start (the
@@ -133,4 +138,4 @@ got=$(gpu_seconds) want=$((10 * (ended - started)))
 [ "$got" -le "$want" ] && [ "$got" -ge $((want - 10 * 4)) ] ||
     fail "the records hold $got GPU-seconds for a 10-GPU run of $((ended - started)) s (want $want, at most 40 short): $(charges | tr '\n' ';')"
 kubectl -n t-biology delete podgroup gang >/dev/null
-note "volcano queue mirrored and split; unknown use held the raise; reload kept the old config on error and applied the new one; a 10-GPU PodGroup took all 10; its run metered after a reload turned usage on: $got of $want GPU-seconds in $(ls "$work/spool" | grep -c '^volcano-') records across a kill -9"
+note "volcano queue mirrored and split; unknown use held the raise; reload kept the old config on error and applied the new one; a 10-GPU PodGroup took all 10; Queue weight $(queue_weight) (biology's standing); its run metered after a reload turned usage on: $got of $want GPU-seconds in $(ls "$work/spool" | grep -c '^volcano-') records across a kill -9"

@@ -79,6 +79,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadConfig{"kubernetes:\n  backend: slurm\ngroups: []\n", 2, "kubernetes.backend"},
         BadConfig{"kubernetes:\n  kubeconfg: /x\ngroups: []\n", 2, "kubernetes.kubeconfg"},
+        BadConfig{"kubernetes:\n  standing_weights: yes\ngroups: []\n", 2, "kubernetes.standing_weights"},
         BadConfig{"groups:\n  - name: a\n    accounts: [p]\n    gpus: many\n", 4, "groups[0].gpus"},
         BadConfig{"groups:\n  - name: a\n    accounts: [p]\n    gpus: -1\n", 4, "groups[0].gpus"},
         BadConfig{"groups:\n  - name: a\n    accounts: [p]\n", 2, "groups[0].gpus"},
@@ -124,6 +125,9 @@ groups: [{name: a, gpus: 4, accounts: [x]}]
     EXPECT_EQ(config.kubernetes.gpu_type_label, "example.com/gpu");
     EXPECT_EQ(config.gpu_types.at("h100").node_labels.at("nvidia.com/gpu.product"), "H100");
     EXPECT_EQ(parse_bridge_config(kMinimal, "f.yaml").kubernetes.flavors, fairway::quota::FlavorBasis::partitions);
+    EXPECT_TRUE(parse_bridge_config(kMinimal, "f.yaml").kubernetes.standing_weights) << "published by default";
+    EXPECT_FALSE(parse_bridge_config("kubernetes: {standing_weights: false}\ngroups: []\n", "f.yaml")
+                     .kubernetes.standing_weights);
     EXPECT_EQ(fairway::quota::gpu_type_flavor("a100"), "gpu-a100");
     EXPECT_TRUE(is_dns1123_label(fairway::quota::gpu_type_flavor("A100_80GB")));
 }
