@@ -82,9 +82,12 @@ void Adapter::recover_saved_usage(const Settings& settings, time_t now) {
     const Seconds tolerance = 2 * settings.calc_period + Seconds{60};
     auto saved = load_saved_book(settings.state_file, config, now, tolerance);
     const fairshare::UsageResets resets = load_saved_resets(settings.resets_file);
+    fairshare::ForgottenRuns forgotten = load_saved_forgotten_runs(settings.forgotten_runs_file);
     state_.env.started_at = now;
     const auto usage = state_.usage.lock();
     usage->saved_resets = resets;
+    usage->saved_forgotten_runs = forgotten;
+    usage->forgotten_runs = std::move(forgotten);
     if (saved) {
         usage->last_pass = saved->clock().time_since_epoch().count();
         info("priority/fairway: recovered the usage of %zu associations (%zu meters) from %s (saved at %ld)",

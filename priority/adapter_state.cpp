@@ -23,8 +23,9 @@ void UsageState::forget(fairshare::Owner owner, std::uint32_t id, time_t now) {
 }
 
 void AdapterState::save_state() {
-    std::string path, bytes, resets_path;
+    std::string path, bytes, resets_path, forgotten_path;
     std::optional<fairshare::UsageResets> resets;
+    std::optional<fairshare::ForgottenRuns> forgotten;
     {
         const auto state = usage.lock();
         // A provisional book is not saved: a restart before it is made again rebuilds instead.
@@ -35,11 +36,17 @@ void AdapterState::save_state() {
         bytes = state->book->serialize();
         if (!(state->book->resets() == state->saved_resets)) resets = state->book->resets();
         resets_path = state->settings->resets_file;
+        state->forgotten_runs.drop_before(fairshare::usage_horizon(state->book->config(), state->book->clock()));
+        if (!(state->forgotten_runs == state->saved_forgotten_runs)) forgotten = state->forgotten_runs;
+        forgotten_path = state->settings->forgotten_runs_file;
         state->book_changed = false;
     }
-    const bool saved = (!resets || save_usage_state(resets_path, resets->serialize())) && save_usage_state(path, bytes);
+    const bool saved = (!resets || save_usage_state(resets_path, resets->serialize())) &&
+                       (!forgotten || save_usage_state(forgotten_path, forgotten->serialize())) &&
+                       save_usage_state(path, bytes);
     const auto state = usage.lock();
     if (saved && resets) state->saved_resets = std::move(*resets);
+    if (saved && forgotten) state->saved_forgotten_runs = std::move(*forgotten);
     if (!saved) state->book_changed = true;
 }
 

@@ -9,6 +9,7 @@
 
 #include "fairshare/age_calendar.h"
 #include "fairshare/fair_share.h"
+#include "fairshare/recorded_runs.h"
 #include "fairshare/usage_book.h"
 #include "fairshare/usage_resets.h"
 #include "priority/guarded.h"
@@ -43,6 +44,9 @@ struct UsageState {
     // hold are charged from then on at the next pass (charges_of_forgotten_runs).
     std::optional<time_t> look_for_forgotten_runs_since;
     fairshare::UsageResets saved_resets;  // what the resets file holds
+    // Runs slurmctld forgot, and what their file holds (recorded_runs.h); only the pass thread
+    // adds to them, outside this mutex, and puts them back here.
+    fairshare::ForgottenRuns forgotten_runs, saved_forgotten_runs;
 
     // Charges each to the book (none without one); one the book refuses is logged, the others
     // still charged.
@@ -73,9 +77,10 @@ struct AdapterState {
     // No usable state file was found, and accounting has not answered yet: the book is empty, not
     // a picture of the usage. (Without accounting there is no usage to know.)
     bool usage_unknown() { return env.with_accounting && !usage.lock()->usage_known; }
-    // Writes the resets, when they changed, then the book (atomically, with no lock held while
-    // writing): a crash between the two writes leaves a saved book older than a reset, which
-    // forgets the usage on loading (UsageBook::adopt_resets).
+    // Writes the resets and the forgotten runs, when they changed, then the book (atomically, with
+    // no lock held while writing): a crash between the writes leaves a saved book older than a
+    // reset, which forgets the usage on loading (UsageBook::adopt_resets), or than a forgotten
+    // run, which the next look for forgotten runs charges no further than remembered.
     void save_state();
 };
 

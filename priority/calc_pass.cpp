@@ -126,14 +126,16 @@ void CalcPass::rebuild_if_needed(const Settings& settings, time_t complete_until
     const bool complete = !fairshare::rebuild_is_provisional(fairshare::from_unix_seconds(complete_until),
                                                              fairshare::from_unix_seconds(now));
     fairshare::UsageResets resets;
+    fairshare::ForgottenRuns forgotten;
     {
         const auto state = state_.usage.lock();
         if (!state->rebuild_pending && !(state->rebuilt_provisionally && complete)) return;
         if (state->book) resets = state->book->resets();  // recorded by this thread only: none come in between
+        forgotten = state->forgotten_runs;                // likewise
     }
     const fairshare::LedgerConfig config = settings.fairshare.ledger_config();
     auto rebuilt = usage_from_accounting(symbols_, config, now, complete_until, state_.env.started_at,
-                                         partition_qos_ids(), resets);
+                                         partition_qos_ids(), resets, forgotten);
     if (!rebuilt) {
         accounting_outage_.unanswered(now, "the usage is rebuilt once it answers");
         return;
@@ -142,6 +144,7 @@ void CalcPass::rebuild_if_needed(const Settings& settings, time_t complete_until
     last_walk_.reset();  // the next pass charges from the whole job list, not the last walk's jobs
     const auto state = state_.usage.lock();
     state->rebuilt_provisionally = !complete;
+    state->forgotten_runs = std::move(forgotten);
     // Without a usable state file, passes were skipped from slurmctld's start until slurmdbd answered.
     const std::string unknown_for =
         after_outage && !state->usage_known
@@ -165,11 +168,17 @@ void CalcPass::rebuild_if_needed(const Settings& settings, time_t complete_until
 // its queue), so they are looked for once, when nothing was queued at some pass since this
 // slurmctld started; a record still open then is charged up to that start (recorded_runs.h).
 void CalcPass::charge_forgotten_runs(const Settings& settings, time_t complete_until, time_t now) {
-    const std::optional<time_t> since = state_.usage.lock()->look_for_forgotten_runs_since;
+    std::optional<time_t> since;
+    fairshare::ForgottenRuns forgotten;
+    {
+        const auto state = state_.usage.lock();
+        since = state->look_for_forgotten_runs_since;
+        forgotten = state->forgotten_runs;  // added to by this thread only
+    }
     const time_t started_at = state_.env.started_at;
     if (!since || complete_until < started_at) return;
     const auto charges = charges_of_forgotten_runs(symbols_, settings.fairshare.ledger_config(), *since, now,
-                                                   complete_until, started_at, partition_qos_ids());
+                                                   complete_until, started_at, partition_qos_ids(), forgotten);
     if (!charges) {
         accounting_outage_.unanswered(now, "jobs slurmctld forgot are looked for once it answers");
         return;
@@ -178,6 +187,7 @@ void CalcPass::charge_forgotten_runs(const Settings& settings, time_t complete_u
         info("priority/fairway: slurmdbd answers again, after %ld s", static_cast<long>(now - *silent_since));
     const auto state = state_.usage.lock();
     state->look_for_forgotten_runs_since.reset();
+    state->forgotten_runs = std::move(forgotten);
     if (!state->book || charges->empty()) return;
     state->charge_all(*charges);
     info(

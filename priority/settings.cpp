@@ -93,6 +93,7 @@ Settings read_settings(const slurm_conf_t& conf, int tres_count) {
     if (conf.state_save_location) {
         settings.state_file = std::string(conf.state_save_location) + "/" + kStateFileName;
         settings.resets_file = std::string(conf.state_save_location) + "/" + kResetsFileName;
+        settings.forgotten_runs_file = std::string(conf.state_save_location) + "/" + kForgottenRunsFileName;
     }
     return settings;
 }

@@ -8,6 +8,7 @@
 #include "fairshare/fair_share.h"
 #include "fairshare/job_priority.h"
 #include "fairshare/parameters.h"
+#include "fairshare/recorded_runs.h"
 #include "fairshare/usage_resets.h"
 #include "priority/slurm_api.h"
 
@@ -24,12 +25,14 @@ struct Settings {
     bool walk_shortcuts = true;                // PriorityParameters=walk_shortcuts=yes|no (walk_skip.cpp)
     std::string state_file;                    // StateSaveLocation/fairway_priority_state
     std::string resets_file;                   // StateSaveLocation/fairway_priority_resets (usage_resets.h)
+    std::string forgotten_runs_file;           // StateSaveLocation/fairway_priority_forgotten (recorded_runs.h)
 };
 
 // PriorityParameters' adapter keys (fairshare/parameters.h): calc_period is test-only, so cluster
 // tests need not wait minutes; walk_shortcuts=no makes every pass walk every job (walk_skip.cpp's
 // shortcuts off), and defaults to yes only on the releases whose behaviour they were checked against.
 inline constexpr const char* kStateFileName = "fairway_priority_state";
+using fairshare::kForgottenRunsFileName;
 using fairshare::kResetsFileName;
 
 // Reads every setting from Slurm's parsed configuration. `tres_count` sizes the PriorityWeightTRES

@@ -180,17 +180,30 @@ std::optional<fairshare::UsageBook> load_saved_book(const std::string& path, con
     }
 }
 
-fairshare::UsageResets load_saved_resets(const std::string& path) {
+namespace {
+// The contents of a file of the state directory, or an empty T when it does not exist; an empty T
+// after an error saying what is lost when it is unreadable or corrupt.
+template <typename T>
+T load_saved(const std::string& path, const char* what, const char* consequence) {
     try {
         std::optional<std::string> bytes = read_whole_file(path);
-        return bytes ? fairshare::UsageResets::deserialize(*bytes) : fairshare::UsageResets();
+        return bytes ? T::deserialize(*bytes) : T();
     } catch (const std::exception& e) {
-        error(
-            "priority/fairway: saved RawUsage resets in %s are unusable (%s); a rebuild from accounting may bring "
-            "back usage reset before now",
-            path.c_str(), e.what());
-        return {};
+        error("priority/fairway: saved %s in %s are unusable (%s); %s", what, path.c_str(), e.what(), consequence);
+        return T();
     }
+}
+}  // namespace
+
+fairshare::UsageResets load_saved_resets(const std::string& path) {
+    return load_saved<fairshare::UsageResets>(path, "RawUsage resets",
+                                              "a rebuild from accounting may bring back usage reset before now");
+}
+
+fairshare::ForgottenRuns load_saved_forgotten_runs(const std::string& path) {
+    return load_saved<fairshare::ForgottenRuns>(
+        path, "forgotten runs",
+        "a rebuild from accounting charges a runaway record up to this slurmctld's start or its time limit");
 }
 
 bool save_usage_state(const std::string& path, const std::string& serialized) {
@@ -223,7 +236,8 @@ std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbol
                                                   const fairshare::LedgerConfig& config, time_t now,
                                                   time_t complete_until, time_t slurmctld_start,
                                                   const PartitionQos& partition_qos,
-                                                  const fairshare::UsageResets& resets) {
+                                                  const fairshare::UsageResets& resets,
+                                                  fairshare::ForgottenRuns& forgotten) {
     const fairshare::LedgerConfig resolved = config.validated();
     const time_t since =
         fairshare::usage_horizon(resolved, fairshare::from_unix_seconds(now)).time_since_epoch().count();
@@ -239,10 +253,11 @@ std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbol
     for_each_record(jobs.get(), [&](const slurmdb_job_rec_t* job) {
         const fairshare::RecordedRun run = recorded_run(job);
         const auto held = live.find(run.id);
-        const auto span =
-            span_to_charge(run, held != live.end() ? &held->second : nullptr, fairshare::from_unix_seconds(since),
-                           fairshare::from_unix_seconds(complete_until), fairshare::from_unix_seconds(now),
-                           fairshare::from_unix_seconds(slurmctld_start));
+        const fairshare::LiveRun* held_run = held != live.end() ? &held->second : nullptr;
+        forgotten.note(run, held_run, fairshare::from_unix_seconds(slurmctld_start));
+        const auto span = span_to_charge(
+            run, held_run, fairshare::from_unix_seconds(since), fairshare::from_unix_seconds(complete_until),
+            fairshare::from_unix_seconds(now), fairshare::from_unix_seconds(slurmctld_start), forgotten);
         if (!span) return;
         rebuilt.coverage.add(run.id);
         if (!job->associd || span->empty()) return;
@@ -259,7 +274,8 @@ std::optional<std::vector<UsageCharge>> charges_of_forgotten_runs(const Slurmctl
                                                                   const fairshare::LedgerConfig& config,
                                                                   time_t saved_at, time_t now, time_t complete_until,
                                                                   time_t slurmctld_start,
-                                                                  const PartitionQos& partition_qos) {
+                                                                  const PartitionQos& partition_qos,
+                                                                  fairshare::ForgottenRuns& forgotten) {
     const auto horizon = fairshare::usage_horizon(config.validated(), fairshare::from_unix_seconds(now));
     const auto since = std::max(horizon, fairshare::from_unix_seconds(saved_at));
     const auto usage_factors = qos_usage_factors();
@@ -270,9 +286,10 @@ std::optional<std::vector<UsageCharge>> charges_of_forgotten_runs(const Slurmctl
     for_each_record(jobs.get(), [&](const slurmdb_job_rec_t* job) {
         const fairshare::RecordedRun run = recorded_run(job);
         if (!job->associd || held.contains(run.id)) return;
+        forgotten.note(run, nullptr, fairshare::from_unix_seconds(slurmctld_start));
         const auto span =
             span_to_charge(run, nullptr, since, fairshare::from_unix_seconds(complete_until),
-                           fairshare::from_unix_seconds(now), fairshare::from_unix_seconds(slurmctld_start));
+                           fairshare::from_unix_seconds(now), fairshare::from_unix_seconds(slurmctld_start), forgotten);
         if (span && !span->empty()) charges.push_back(record_charge(job, *span, usage_factors, partition_qos));
     });
     return charges;

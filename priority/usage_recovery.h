@@ -31,6 +31,9 @@ std::optional<fairshare::UsageBook> load_saved_book(const std::string& path, con
 // The saved resets (fairshare/usage_resets.h); none when the file is missing, and none after
 // logging why when it is unusable (the usage reset before then may come back with a rebuild).
 fairshare::UsageResets load_saved_resets(const std::string& path);
+// The saved forgotten runs (fairshare/recorded_runs.h); none when the file is missing, and none
+// after an error naming it when it is unusable.
+fairshare::ForgottenRuns load_saved_forgotten_runs(const std::string& path);
 
 // Writes serialized state (the book, or the resets) atomically. Logs and returns false on failure
 // (never throws).
@@ -69,7 +72,8 @@ struct RebuiltUsage {
 // each allocated TRES, x QOS UsageFactor, to the job's association, its QOS and its partition's QOS
 // (`partition_qos`, today's configuration), from the look-back horizon on (run_charges.h); how far
 // each run is charged: recorded_runs.h, with `complete_until` from accounting_complete_until and
-// `slurmctld_start` when this slurmctld started. Each
+// `slurmctld_start` when this slurmctld started; a run slurmctld forgot is added to `forgotten`
+// the first time it is seen, and charged up to when it was first seen forgotten. Each
 // run is charged as a span (run_charges.h), so it weighs what the passes' charges of it weigh; nothing
 // is charged to an association or QOS from before its reset in `resets`. nullopt when
 // slurmdbd does not answer (AccountingOutage logs it). Takes slurmctld's job read lock and
@@ -78,7 +82,8 @@ std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbol
                                                   const fairshare::LedgerConfig& config, time_t now,
                                                   time_t complete_until, time_t slurmctld_start,
                                                   const PartitionQos& partition_qos,
-                                                  const fairshare::UsageResets& resets);
+                                                  const fairshare::UsageResets& resets,
+                                                  fairshare::ForgottenRuns& forgotten);
 
 // Usage of the runs slurmctld forgot, to charge to a book recovered from a state file saved at
 // `saved_at`: runs accounting holds that slurmctld's job list does not (their id and submit time),
@@ -86,12 +91,14 @@ std::optional<RebuiltUsage> usage_from_accounting(const SlurmctldSymbols& symbol
 // it restarts without the jobs that ran since, and what the lost passes charged of them was in the
 // lost memory only; jobs slurmctld holds are charged by the passes from `saved_at`, so no run is
 // charged twice. How far an open record is charged: recorded_runs.h (slurmctld does not hold it:
-// up to `complete_until`, and not past `slurmctld_start`). nullopt when slurmdbd does not answer
-// (AccountingOutage logs it). Locks as usage_from_accounting.
+// up to `complete_until`, and not past `slurmctld_start`, or where `forgotten` first saw it, which
+// it is added to). nullopt when slurmdbd does not answer (AccountingOutage logs it). Locks as
+// usage_from_accounting.
 std::optional<std::vector<UsageCharge>> charges_of_forgotten_runs(const SlurmctldSymbols& symbols,
                                                                   const fairshare::LedgerConfig& config,
                                                                   time_t saved_at, time_t now, time_t complete_until,
                                                                   time_t slurmctld_start,
-                                                                  const PartitionQos& partition_qos);
+                                                                  const PartitionQos& partition_qos,
+                                                                  fairshare::ForgottenRuns& forgotten);
 
 }  // namespace fairway::priority

@@ -18,10 +18,13 @@
 //     slurmctld did, not past that start either: slurmctld forgot it (it lost its job state), and
 //     aborts a job it does not know when the job's node registers. Such a record stays open in
 //     accounting (a runaway job) until an administrator fixes it;
-//   - and never past the longest its time limit lets it run (longest_run): each later restart
-//     of slurmctld moves "this slurmctld's start" on, and the record would be charged more each
-//     time. A job whose limit passed while no slurmctld ran (none enforced it) ran on until one
-//     started; that part is not charged.
+//   - where a run was forgotten, the start that counts is that of the first slurmctld seen without
+//     it (ForgottenRuns, kept in a file of its own that outlives the usage state): each later
+//     restart of slurmctld moves "this slurmctld's start" on, and the record would be charged more
+//     each time;
+//   - and never past the longest its time limit lets it run (longest_run), for a run forgotten
+//     before anyone could remember it. A job whose limit passed while no slurmctld ran (none
+//     enforced it) ran on until one started; that part is not charged.
 // A rebuild made while something was queued is provisional (what is queued is missing from it);
 // the adapter makes it again once the queue has drained. Runs slurmctld holds that accounting has
 // no record of yet are left to the passes, which charge them from their start (RebuildCoverage).
@@ -30,8 +33,11 @@
 
 #include <compare>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
+#include <string>
+#include <string_view>
 
 #include "fairshare/run_charges.h"
 #include "fairshare/usage_ledger.h"
@@ -65,12 +71,41 @@ struct LiveRun {
 // ended at its end time, or at its start when it has none (Unix seconds, 0: unset).
 LiveRun held_run(bool running, std::int64_t start_time, std::int64_t end_time);
 
+// The file, in slurmctld's StateSaveLocation, in which priority/fairway keeps its ForgottenRuns and
+// from which fairway-report reads them.
+inline constexpr const char* kForgottenRunsFileName = "fairway_priority_forgotten";
+
+// Runs slurmctld forgot, each with the start of the first slurmctld seen without it: the run ended
+// there (that slurmctld aborted it when its node registered), however often slurmctld starts again.
+class ForgottenRuns {
+public:
+    // Remembers `run` as forgotten at `slurmctld_start` when it is one slurmctld forgot (accounting
+    // has no end for it, slurmctld does not hold it, it started before slurmctld did) and is not
+    // remembered yet. Returns whether it was added.
+    bool note(const RecordedRun& run, const LiveRun* live, TimePoint slurmctld_start);
+    // When `run` was first seen forgotten; none when it never was.
+    std::optional<TimePoint> forgotten_at(const RunId& run) const;
+    // Drops the runs forgotten before `horizon`: nothing of them is charged any more.
+    void drop_before(TimePoint horizon);
+    std::size_t size() const noexcept { return at_.size(); }
+
+    // Versioned, CRC32-checked bytes; deserialize() throws InputError (key "state") on any defect.
+    std::string serialize() const;
+    static ForgottenRuns deserialize(std::string_view bytes);
+
+    bool operator==(const ForgottenRuns&) const = default;
+
+private:
+    std::map<RunId, TimePoint> at_;
+};
+
 // The part of `run` to charge at `now` (rules above; run_charges.h's uncharged_span with the
 // rebuild's horizon `since`); nullopt when it never started or starts
 // at or after `now`. `live` is null when slurmctld does not hold the run; `slurmctld_start` is
-// when the running slurmctld started.
+// when the running slurmctld started; `forgotten` the runs seen forgotten before.
 std::optional<ChargeSpan> span_to_charge(const RecordedRun& run, const LiveRun* live, TimePoint since,
-                                         TimePoint complete_until, TimePoint now, TimePoint slurmctld_start);
+                                         TimePoint complete_until, TimePoint now, TimePoint slurmctld_start,
+                                         const ForgottenRuns& forgotten = ForgottenRuns{});
 
 // True when accounting may lack something slurmctld still has queued for it, so that a rebuild
 // made now must be made again once the queue has drained.

@@ -107,16 +107,20 @@ settled_usage() {
     return 1
 }
 
-# undo_resets: for the tests that follow, which compare the usage with accounting: a test that reset
-# RawUsage ends by dropping the reset times fairway keeps (which fairway-report reads too) and
-# rebuilding the usage from accounting.
-undo_resets() {
+# rebuild_usage [FILE...]: slurmctld stopped, the usage state (and FILEs) removed, slurmctld started:
+# fairway rebuilds the usage from accounting and saves it.
+rebuild_usage() {
     stop_ctld TERM
-    rm -f "$CLUSTER_STATE/ctld/fairway_priority_resets" "$STATE_FILE"
+    rm -f "$STATE_FILE" "$@"
     "$CLUSTER" restart-ctld >/dev/null || fail "cluster restart-ctld failed"
     wait_for 30 "the usage to be rebuilt from accounting" eval 'ctld_log_has "usage rebuilt from accounting" && state_newer_than_start' ||
         fail "no rebuild logged: $(slurmctld_log_since_start | grep fairway | tr '\n' ';')"
 }
+
+# undo_resets: for the tests that follow, which compare the usage with accounting: a test that reset
+# RawUsage ends by dropping the reset times fairway keeps (which fairway-report reads too) and
+# rebuilding the usage from accounting.
+undo_resets() { rebuild_usage "$CLUSTER_STATE/ctld/fairway_priority_resets"; }
 
 # stop_dbd: stops slurmdbd and waits until it is gone.
 stop_dbd() {

@@ -9,7 +9,10 @@
 # once; before, it charged the open record up to the last time the queue had been empty since the
 # restart (never: nothing; else that time, however long slurmdbd stayed away). fairway-report
 # charges it the same (before, up to the report's time). 3: slurmctld restarts once more, after the
-# job's time limit: the record is charged no further than the limit lets the job run.
+# job's time limit: fairway remembered the run as forgotten at the first restart (in
+# StateSaveLocation/fairway_priority_forgotten), so neither the report nor a rebuild from accounting
+# charges the open record further (before: up to its time limit, and without one up to the latest
+# restart).
 . "$FAIRWAY_SRC/tests/lib.sh"
 . "$FAIRWAY_SRC/tests/cluster/testlib.sh"
 . "$FAIRWAY_SRC/tests/cluster/priority-lib.sh"
@@ -102,26 +105,30 @@ awk -v a="$reported" -v b="$shown" -v s="$slack" 'BEGIN { d = a - b; if (d < 0) 
     fail "fairway-report shows bob's RawUsage $reported, sshare $shown (± $slack): job $job's open record is charged past slurmctld's restart"
 
 # 3. slurmctld restarts again after the job's time limit has passed. The open record now started
-# before this slurmctld's start too; it is charged no further than the limit lets the job run
-# (1 minute + OverTimeLimit + KillWait), neither by the plugin's look for forgotten runs nor by
-# the report (before: up to the latest restart, more at each).
+# before this slurmctld's start too; it is charged up to the first restart, as remembered, by the
+# plugin's look for forgotten runs, by the report and by a rebuild (before: up to the limit,
+# 1 minute + OverTimeLimit + KillWait, or without one up to the latest restart, more at each).
 longest=$((60 + $(scontrol show config | awk '/^OverTimeLimit/ { print $3 + 0 }') * 60 + $(scontrol show config | awk '/^KillWait/ { print $3 + 0 }')))
 sleep $(( start + longest + 30 - $(date +%s) > 0 ? start + longest + 30 - $(date +%s) : 0 ))
 "$CLUSTER" restart-ctld >/dev/null || fail "cluster restart-ctld past the job's time limit failed"
 after_restart=$(settled_usage bob) || fail "bob's RawUsage does not settle: $(raw_usage bob)"
 close_to "$after_restart" "$after" 5 || fail "bob's RawUsage $after_restart after a later restart, $after before: the open record was charged again"
+[ -s "$CLUSTER_STATE/ctld/fairway_priority_forgotten" ] || fail "no forgotten runs file in $CLUSTER_STATE/ctld"
+within() { awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= s) }'; }
 reported=$("$report" --parsable --noheader | awk -F'|' '$2 == "bob" { print $5; exit }')
-ceiling=$(awk -v b="$before" -v r="$billing" -v l="$longest" 'BEGIN { print b + r * (l + 2) + 1 }')
-note "after a later restart ($(( $(date +%s) - start )) s after the job started): bob's RawUsage $after_restart in sshare, $reported in fairway-report (at most $ceiling: the job's time limit)"
-at_least "$ceiling" "$reported" || fail "fairway-report charges job $job's open record past its time limit: bob's RawUsage $reported, at most $ceiling"
+note "after a later restart ($(( $(date +%s) - start )) s after the job started, its limit $longest s): bob's RawUsage $after_restart in sshare, $reported in fairway-report (± $slack)"
+within "$reported" "$after_restart" "$slack" ||
+    fail "fairway-report shows bob's RawUsage $reported, sshare $after_restart (± $slack): job $job's open record is charged past the restart that forgot it"
+# The usage state lost now: the rebuild from accounting charges the record as far as the report does.
+rebuild_usage
+wait_pass || fail "no pass after the rebuild"
+rebuilt=$(raw_usage bob)
+note "rebuilt from accounting after the later restart: bob's RawUsage $rebuilt (report $reported, ± $slack)"
+within "$rebuilt" "$reported" "$slack" || fail "the rebuild charges bob $rebuilt, the report $reported: job $job's open record is charged past the restart that forgot it"
 # The record stays open (a runaway job): fix it, as an administrator would, so that later tests'
 # rebuilds do not charge it again. Fixed, its end is its start: accounting now holds none of what
 # the passes charged for it, which the live usage keeps. Later tests compare the two
 # (fairway-report against sshare), so the usage is rebuilt from accounting, and saved, first.
 sacctmgr -i list runawayjobs >/dev/null 2>&1
-stop_ctld TERM
-rm -f "$STATE_FILE"
-"$CLUSTER" restart-ctld >/dev/null || fail "cluster restart-ctld after fixing the runaway job failed"
-wait_for 30 "the usage to be rebuilt from accounting" ctld_log_has "usage rebuilt from accounting" ||
-    fail "no rebuild logged: $(slurmctld_log_since_start | grep fairway | tr '\n' ';')"
+rebuild_usage
 wait_pass || fail "no pass after the rebuild"

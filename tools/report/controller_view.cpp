@@ -28,17 +28,32 @@ std::string slurm_error() { return slurm_strerror(errno); }
 
 }  // namespace
 
-fairshare::UsageResets read_usage_resets(const std::string& state_save_location) {
-    const std::filesystem::path path = std::filesystem::path(state_save_location) / fairshare::kResetsFileName;
+namespace {
+// priority/fairway's file `name` in the state directory; an empty T when it does not exist, and
+// after a note saying what is counted wrongly when it cannot be read (only root and SlurmUser may).
+template <typename T>
+T read_plugin_file(const std::string& state_save_location, const char* name, const char* what,
+                   const char* consequence) {
     try {
-        std::optional<std::string> bytes = read_whole_file(path);
-        return bytes ? fairshare::UsageResets::deserialize(*bytes) : fairshare::UsageResets();
+        std::optional<std::string> bytes = read_whole_file(std::filesystem::path(state_save_location) / name);
+        return bytes ? T::deserialize(*bytes) : T();
     } catch (const std::exception& e) {
-        note(std::string("cannot read priority/fairway's RawUsage resets (") + e.what() +
-             "): usage reset with sacctmgr is counted as if it had not been; run as root or SlurmUser on the "
-             "slurmctld host");
-        return {};
+        note(std::string("cannot read priority/fairway's ") + what + " (" + e.what() + "): " + consequence +
+             "; run as root or SlurmUser on the slurmctld host");
+        return T();
     }
+}
+}  // namespace
+
+fairshare::UsageResets read_usage_resets(const std::string& state_save_location) {
+    return read_plugin_file<fairshare::UsageResets>(state_save_location, fairshare::kResetsFileName, "RawUsage resets",
+                                                    "usage reset with sacctmgr is counted as if it had not been");
+}
+
+fairshare::ForgottenRuns read_forgotten_runs(const std::string& state_save_location) {
+    return read_plugin_file<fairshare::ForgottenRuns>(
+        state_save_location, fairshare::kForgottenRunsFileName, "forgotten runs",
+        "a runaway record is counted up to slurmctld's latest start or its time limit");
 }
 
 std::optional<fairshare::ChargeSpan> ControllerView::span_to_charge(fairshare::RecordedRun run,
@@ -49,7 +64,7 @@ std::optional<fairshare::ChargeSpan> ControllerView::span_to_charge(fairshare::R
     run.longest = fairshare::longest_run(time_limit, over_time_limit_, kill_wait_);
     const auto held = held_.find(run.id);
     return fairshare::span_to_charge(run, held != held_.end() ? &held->second : nullptr, since, complete_until_, now_,
-                                     started_);
+                                     started_, forgotten_);
 }
 
 // When slurmctld started, whether its queue for slurmdbd is empty, and every job it holds.
@@ -65,6 +80,8 @@ void ControllerView::ask_slurmctld() {
     started_ = from_unix_seconds(conf->boot_time);
     over_time_limit_ = slurm_public::over_time_limit(conf->over_time_limit);
     kill_wait_ = Seconds(conf->kill_wait);
+    const bool fairway = conf->priority_type && std::string(conf->priority_type) == "priority/fairway";
+    if (fairway && conf->state_save_location) forgotten_ = read_forgotten_runs(conf->state_save_location);
     slurm_free_ctl_conf(conf);
     // Accounting lacks what is queued (the plugin's rebuild is then provisional): a record slurmctld
     // no longer holds is charged nothing beyond what accounting vouches for, as the plugin charges it

@@ -19,6 +19,9 @@ namespace fairway::report {
 // does not exist (nothing was reset); none, after a note on stderr saying that usage reset with
 // sacctmgr is counted, when it cannot be read (only root and SlurmUser may) or is corrupt.
 fairshare::UsageResets read_usage_resets(const std::string& state_save_location);
+// priority/fairway's forgotten runs, from StateSaveLocation/fairway_priority_forgotten, likewise:
+// a runaway record is charged up to the first slurmctld start seen without it.
+fairshare::ForgottenRuns read_forgotten_runs(const std::string& state_save_location);
 
 // slurmctld's view of the records accounting holds without an end, asked for once, at the first
 // such record (a report of finished jobs only needs no slurmctld).
@@ -45,6 +48,7 @@ private:
     std::optional<Seconds> over_time_limit_;  // none: UNLIMITED
     Seconds kill_wait_{0};
     std::map<fairshare::RunId, fairshare::LiveRun> held_;
+    fairshare::ForgottenRuns forgotten_;  // priority/fairway's, read with slurmctld's answer
     std::optional<std::uint32_t> queued_;
 };
 

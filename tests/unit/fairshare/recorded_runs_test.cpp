@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/error.h"
+
 namespace fairway::fairshare {
 namespace {
 
@@ -119,6 +121,44 @@ TEST(RecordedRuns, AnOpenRecordIsNeverChargedPastItsTimeLimit) {
     const auto unlimited = span_to_charge(run(7, 100, 1000), nullptr, kSince, at(kNow), at(kNow), at(1900));
     ASSERT_TRUE(unlimited);
     EXPECT_EQ(unlimited->to, at(1900));
+}
+
+// slurmctld forgot job 7 at a restart at 1200 and restarts again at 1900: the run is remembered
+// as forgotten at 1200, the first time it is seen, and charged up to there however often
+// slurmctld starts after, with no time limit to bound it.
+TEST(RecordedRuns, ARunIsChargedUpToTheFirstSlurmctldStartSeenWithoutIt) {
+    ForgottenRuns forgotten;
+    const RecordedRun open = run(7, 100, 1000);
+    EXPECT_TRUE(forgotten.note(open, nullptr, at(1200)));
+    EXPECT_FALSE(forgotten.note(open, nullptr, at(1900))) << "remembered once, at the first start";
+    EXPECT_EQ(forgotten.forgotten_at({7, 100}), at(1200));
+    const auto later = span_to_charge(open, nullptr, kSince, at(kNow), at(kNow), at(1900), forgotten);
+    ASSERT_TRUE(later);
+    EXPECT_EQ(later->to, at(1200));
+    EXPECT_EQ(span_to_charge(open, nullptr, kSince, at(kNow), at(kNow), at(1900))->to, at(1900))
+        << "without the memory, each start charges more";
+    const LiveRun running{std::nullopt};
+    EXPECT_FALSE(forgotten.note(run(8, 100, 1000), &running, at(1900))) << "slurmctld holds it";
+    EXPECT_FALSE(forgotten.note(run(9, 100, 1000, 1100), nullptr, at(1900))) << "accounting has its end";
+    EXPECT_FALSE(forgotten.note(run(10, 100, 1950), nullptr, at(1900))) << "it started after slurmctld";
+    EXPECT_EQ(forgotten.size(), 1u);
+    EXPECT_EQ(span_to_charge(run(7, 500, 1000), nullptr, kSince, at(kNow), at(kNow), at(1900), forgotten)->to, at(1900))
+        << "another run of the same id is its own";
+}
+
+TEST(RecordedRuns, ForgottenRunsSurviveTheirFileAndLeaveWithTheWindow) {
+    ForgottenRuns forgotten;
+    forgotten.note(run(7, 100, 1000), nullptr, at(1200));
+    forgotten.note(run(3, 900, 1000), nullptr, at(1500));
+    const ForgottenRuns read = ForgottenRuns::deserialize(forgotten.serialize());
+    EXPECT_EQ(read, forgotten);
+    std::string bytes = forgotten.serialize();
+    bytes[bytes.size() / 2] ^= 1;
+    EXPECT_THROW(ForgottenRuns::deserialize(bytes), InputError);
+    EXPECT_THROW(ForgottenRuns::deserialize(bytes.substr(0, 10)), InputError);
+    forgotten.drop_before(at(1300));
+    EXPECT_FALSE(forgotten.forgotten_at({7, 100}));
+    EXPECT_EQ(forgotten.forgotten_at({3, 900}), at(1500));
 }
 
 TEST(RecordedRuns, TheLongestRunIsTheTimeLimitOverTimeLimitAndKillWait) {
