@@ -36,12 +36,14 @@ long long wall_clock_ms() {
 
 // The partition each of our ResourceFlavors stands for, as read: a flavor whose partition Slurm
 // no longer lists is mirrored from it.
-std::map<std::string, std::string> flavor_partitions(const std::map<std::string, nlohmann::json>& observed) {
+// Per ResourceFlavor name, what its `label` says it stands for (quota::flavor_label).
+std::map<std::string, std::string> flavor_labels(const std::map<std::string, nlohmann::json>& observed,
+                                                 const char* label) {
     std::map<std::string, std::string> out;
     for (const auto& [path, object] : observed) {
-        const std::string partition = quota::flavor_partition(object);
-        if (path.find("/resourceflavors/") != std::string::npos && !partition.empty())
-            out[object["metadata"].value("name", "")] = partition;
+        const std::string stands_for = quota::flavor_label(object, label);
+        if (path.find("/resourceflavors/") != std::string::npos && !stands_for.empty())
+            out[object["metadata"].value("name", "")] = stands_for;
     }
     return out;
 }
@@ -356,13 +358,15 @@ CycleReport Reconciler::cycle(quota::Instant now) {
     std::map<std::string, long> kube_limits;
     std::map<std::string, quota::QueueFlavors> queue_flavors;
     std::map<std::string, bool> kube_written;
-    const auto partitions = flavor_partitions(observed);
+    const auto partitions = flavor_labels(observed, quota::kPartitionLabel);
+    const auto gpu_types = flavor_labels(observed, quota::kGpuTypeLabel);
     for (const auto& group : config_.groups) {  // 3
         GroupReport& g = report.groups[group.name];
         observe_group(group, slurm, report.kube_ok, observed, kube_demand[group.name], now, g);
         if (g.queue_limit) kube_limits[group.name] = *g.queue_limit;
         queue_flavors[group.name] = g.flavors;
         queue_flavors[group.name].partitions = partitions;
+        queue_flavors[group.name].gpu_types = gpu_types;
         if (g.decision.write[Side::kubernetes]) {
             kube_limits[group.name] = *g.decision.write[Side::kubernetes];
             kube_written[group.name] = true;

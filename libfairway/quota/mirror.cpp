@@ -76,22 +76,24 @@ std::vector<FlavorSource> largest_flavors(std::vector<FlavorSource> flavors) {
     return flavors;
 }
 
-// The partition a flavor of ours stands for: as its ResourceFlavor says, else the flavor's name
-// less the prefix, which partition_flavor() maps back to the same flavor (it keeps a DNS-1123
-// label as it is, hashed names included).
-std::string flavor_partition_name(const std::string& flavor, const QueueFlavors& seen) {
-    auto named = seen.partitions.find(flavor);
-    if (named != seen.partitions.end() && partition_flavor(named->second) == flavor) return named->second;
-    return flavor.substr(std::string(kFlavorPrefix).size());
+// The partition or GPU type a flavor of ours stands for: as its ResourceFlavor's label says
+// (`named`), else the flavor's name less `prefix`, which `to_flavor` (partition_flavor() or
+// gpu_type_flavor()) maps back to the same flavor: it keeps a DNS-1123 label as it is, but a
+// hashed name cannot be turned back.
+std::string flavor_stands_for(const std::string& flavor, const std::map<std::string, std::string>& named,
+                              const std::string& prefix, std::string (*to_flavor)(const std::string&)) {
+    auto label = named.find(flavor);
+    if (label != named.end() && to_flavor(label->second) == flavor) return label->second;
+    return flavor.substr(prefix.size());
 }
 
 // What a flavor of ours that neither Slurm nor the configuration calls for stands for, with no
 // GPUs; nullopt for a flavor not named by partition_flavor() or gpu_type_flavor().
 std::optional<FlavorSource> kept_flavor(const std::string& flavor, const QueueFlavors& seen) {
-    if (flavor.starts_with(kFlavorPrefix)) return FlavorSource{flavor_partition_name(flavor, seen), 0, false};
-    // gpu_type_flavor() keeps a DNS-1123 label as it is.
+    if (flavor.starts_with(kFlavorPrefix))
+        return FlavorSource{flavor_stands_for(flavor, seen.partitions, kFlavorPrefix, partition_flavor), 0, false};
     if (flavor.starts_with(kGpuTypeFlavorPrefix))
-        return FlavorSource{flavor.substr(std::string(kGpuTypeFlavorPrefix).size()), 0, true};
+        return FlavorSource{flavor_stands_for(flavor, seen.gpu_types, kGpuTypeFlavorPrefix, gpu_type_flavor), 0, true};
     return std::nullopt;
 }
 
@@ -283,10 +285,10 @@ std::vector<std::string> managed_collections(Backend backend) {
 
 std::string unlimited_quota(const std::string& resource) { return resource == "cpu" ? "1M" : "1Pi"; }
 
-std::string flavor_partition(const nlohmann::json& resource_flavor) {
+std::string flavor_label(const nlohmann::json& resource_flavor, const char* label) {
     const auto meta = resource_flavor.value("metadata", nlohmann::json::object());
     const auto labels = meta.value("labels", nlohmann::json::object());
-    return labels.value(kPartitionLabel, "");
+    return labels.value(label, "");
 }
 
 std::string group_queue_name(const QuotaGroup& group) { return "fairway-" + group.name; }

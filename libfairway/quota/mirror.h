@@ -54,8 +54,9 @@ std::vector<std::string> managed_collections(Backend backend);
 // names `owner`; or it has none (made before bridges marked their owner) and `owner` is the default
 // identity, which adopts it (its next apply adds the label). Any other object is another bridge's.
 bool owned_by(const nlohmann::json& object, const std::string& owner);
-// The partition a ResourceFlavor stands for (its kPartitionLabel); empty when it names none.
-std::string flavor_partition(const nlohmann::json& resource_flavor);
+// What a ResourceFlavor stands for, by its `label` (kPartitionLabel: the partition; kGpuTypeLabel:
+// the GPU type); empty when it names none.
+std::string flavor_label(const nlohmann::json& resource_flavor, const char* label);
 
 // Name of the group's queue (ClusterQueue or Volcano Queue).
 std::string group_queue_name(const QuotaGroup& group);
@@ -69,10 +70,11 @@ struct QueueFlavors {
     // The resource groups not covering the GPU: an admin's, kept as read. resourceGroups is an
     // atomic list, so the bridge's forced apply replaces it whole: what it leaves out is wiped.
     nlohmann::json kept_groups = nlohmann::json::array();
-    // The partition each flavor stands for, as its ResourceFlavor's kPartitionLabel says: a flavor
-    // whose partition Slurm no longer lists keeps that partition's node labels, and a hashed flavor
-    // name (partition_flavor) cannot be turned back into the partition's name.
+    // The partition (or GPU type) each flavor stands for, as its ResourceFlavor's kPartitionLabel
+    // (kGpuTypeLabel) says: a flavor whose partition or type Slurm no longer lists keeps its node
+    // labels, and a hashed flavor name (partition_flavor, gpu_type_flavor) cannot be turned back.
     std::map<std::string, std::string> partitions = {};
+    std::map<std::string, std::string> gpu_types = {};
 };
 
 // The nominalQuota written for a covered resource configured `unlimited`: Kueue has no unlimited

@@ -263,12 +263,27 @@ TEST(Mirror, AHashedFlavorOutlivingItsPartitionKeepsThePartitionsNodeLabels) {
     EXPECT_EQ(configured->body["spec"]["nodeLabels"], json({{"gpu.example/model", "b200"}}));
 }
 
+TEST(Mirror, AHashedGpuTypeFlavorOutlivingItsTypeKeepsTheTypesNodeLabel) {
+    BridgeConfig config = two_groups(Backend::kueue);
+    config.kubernetes.flavors = FlavorBasis::gpu_types;
+    const std::string sxm = gpu_type_flavor("A100_SXM");
+    ASSERT_NE(sxm, std::string(kGpuTypeFlavorPrefix) + "A100_SXM") << "the type's name must be hashed here";
+    QueueFlavors seen;
+    seen.nominal = {{sxm, 2}};
+    seen.gpu_types = {{sxm, "A100_SXM"}};
+    auto objects = desired_objects(config, {{"gpu", 8, 1}}, {{"physics", 6}}, {{"physics", seen}}, {{"h100", 8}});
+    const auto* kept = find(objects, "ResourceFlavor", sxm);
+    ASSERT_TRUE(kept) << "the flavor still holds quota";
+    EXPECT_EQ(kept->body["spec"]["nodeLabels"], json({{config.kubernetes.gpu_type_label, "A100_SXM"}}));
+    EXPECT_EQ(flavor_label(kept->body, kGpuTypeLabel), "A100_SXM");
+}
+
 TEST(Mirror, AFlavorNamesThePartitionItStandsFor) {
     auto objects = desired_objects(two_groups(Backend::kueue), {{"gpu_A100", 8, 1}}, {{"physics", 6}});
     const auto* flavor = find(objects, "ResourceFlavor", partition_flavor("gpu_A100"));
     ASSERT_TRUE(flavor);
-    EXPECT_EQ(flavor_partition(flavor->body), "gpu_A100");
-    EXPECT_EQ(flavor_partition(json::object()), "");
+    EXPECT_EQ(flavor_label(flavor->body, kPartitionLabel), "gpu_A100");
+    EXPECT_EQ(flavor_label(json::object(), kPartitionLabel), "");
 }
 
 struct SplitCase {
