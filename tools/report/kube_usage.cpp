@@ -47,7 +47,10 @@ KubernetesReading add_kubernetes_usage(const std::string& spool, uid_t owner, Re
     KubernetesReading reading;
     std::error_code error;
     if (!fs::exists(spool, error) && !error) return reading;  // no fairway-bridge: nothing to count
-    for (const auto& entry : fs::directory_iterator(spool, error)) {
+    // Stepped with the error code: a read error midway ends the listing with the note below, as one
+    // at the start does, instead of escaping as an exception.
+    for (fs::directory_iterator it(spool, error), end; !error && it != end; it.increment(error)) {
+        const fs::directory_entry& entry = *it;
         const std::string file = entry.path().filename().string();
         if (!fairshare::parse_usage_record_name(file)) continue;
         try {
