@@ -6,6 +6,8 @@
 # flavor, max(use, quota), <= Q, once the lowered quota is in force and use is within it; before,
 # the old one); etcd stopped and started under the apiserver, a slurmctld restart, a conflict storm (another writer
 # zeroing the ClusterQueue's quota, stripping its managed-by label, and racing it with resourceVersion-conditional writes),
+# the group's namespace moved to another group while Kubernetes holds 5 of its GPUs (Kueue keeps
+# them in the old ClusterQueue until they finish: Slurm gets only the rest) and moved back,
 # and an admin raising the ClusterQueue's quota and the account's GrpTRES by hand. After each
 # fault the demand moves, and the bridge must converge (both sides read, limits adding up to Q)
 # and serve the demand; the sampled invariant must never break. No Kueue controller runs here: the
@@ -102,7 +104,40 @@ wait_for 120 "every Slurm job to finish" slurm_jobs_done || fail "Slurm jobs stu
 wait_for 60 "Kubernetes demand served after the storm" kube_reaches 5 || fail "Kubernetes stuck at $(kube_used) of 5"
 note "the bridge's resourceVersion-conditional queue writes refused with 409 in the storm: $(grep -c 'msg="cannot apply" kind=ClusterQueue .*409' "$work/log")"
 
-# Fault 4: an admin raises the limits by hand, with no demand left on either side (a raise with
+# Fault 4: the namespace moves to another group (SIGHUP) while Kubernetes holds 5 GPUs and Slurm
+# asks for 4. Its LocalQueue is recreated on the other group's ClusterQueue; Kueue admits nothing
+# more into this group's (the player's demand stays at its use, then drops to 0), but the 5 it
+# holds stay there until they finish: Slurm gets 1 until then, then its 4. Moved back, the
+# LocalQueue returns to this group's ClusterQueue.
+other=${BT_ACCOUNT}b
+sacctmgr -i add account "$other" Cluster="$(scontrol show config | sed -n 's/^ClusterName *= *//p')" >/dev/null || fail "cannot add account $other"
+trap 'bridge_pair_cleanup; sacctmgr -i delete account "$other" >/dev/null 2>&1' EXIT
+cp "$work/bridge.yaml" "$work/bridge.yaml.before-move"
+sed -i "s/namespaces: \[$BT_NS\]/namespaces: []/" "$work/bridge.yaml"
+echo "  - {name: $other, accounts: [$other], namespaces: [$BT_NS], gpus: 2}" >>"$work/bridge.yaml"
+set_kube_demand "$(kube_used)"
+submit_slurm_jobs 4 40
+kill -HUP "$bridge_pid"
+lq_queue() { kubectl -n "$BT_NS" get localqueue fairway -o jsonpath='{.spec.clusterQueue}' 2>/dev/null; }
+wait_for 30 "the LocalQueue to move to fairway-$other" eval '[ "$(lq_queue)" = "fairway-$other" ]' ||
+    fail "the LocalQueue of $BT_NS points at $(lq_queue); $(grep -i localqueue "$work/log" | tail -n 2)"
+held=$(kube_used)
+wait_for 30 "Slurm to get what Kubernetes does not hold" slurm_reaches $((Q - held)) ||
+    fail "Slurm stuck at $(slurm_used) beside Kubernetes' $held in the old ClusterQueue"
+sleep 3
+[ $(($(slurm_used) + $(kube_used))) -le "$Q" ] || fail "after the move Slurm uses $(slurm_used) beside Kubernetes' $(kube_used) (Q=$Q)"
+set_kube_demand 0
+wait_for 90 "Slurm's 4 once Kubernetes' GPUs are released" slurm_reaches 4 || fail "Slurm stuck at $(slurm_used) of 4"
+await_convergence "the namespace moved to $other"
+cp "$work/bridge.yaml.before-move" "$work/bridge.yaml"
+kill -HUP "$bridge_pid"
+wait_for 30 "the LocalQueue to move back" eval '[ "$(lq_queue)" = "fairway-$BT_ACCOUNT" ]' ||
+    fail "the LocalQueue of $BT_NS points at $(lq_queue) after moving back"
+wait_for 120 "every Slurm job to finish" slurm_jobs_done || fail "Slurm jobs stuck: $(squeue -A "$BT_ACCOUNT")"
+await_convergence "the namespace moved back"
+note "namespace $BT_NS moved to $other with $held GPUs held in the old ClusterQueue: Slurm got $((Q - held)) beside them, then 4"
+
+# Fault 5: an admin raises the limits by hand, with no demand left on either side (a raise with
 # demand would break the invariant at once; the admin's doing, not the bridge's): the ClusterQueue's
 # quota first (the watch starts a cycle at once), then the account's GrpTRES (seen at the next
 # period). Each must be lowered again, logged and reported as an Event naming the queue.
@@ -130,4 +165,4 @@ grep -q 'msg="limit raised outside the bridge; restoring" .*side=slurm' "$work/l
 await_convergence "the admin raises"
 
 bridge_workload_verdict 20
-note "Q=$Q: $samples samples, 0 violations, across an etcd stop/start, a slurmctld restart, a conflict storm and admin raises; cycles with a side unreadable: $(unreadable_cycles)"
+note "Q=$Q: $samples samples, 0 violations, across an etcd stop/start, a slurmctld restart, a conflict storm, a namespace moved away and back, and admin raises; cycles with a side unreadable: $(unreadable_cycles)"
