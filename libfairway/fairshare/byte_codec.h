@@ -71,6 +71,26 @@ private:
     std::size_t pos_ = 0;
 };
 
+// The preamble of every format: its magic, its version and two reserved bytes.
+inline void write_preamble(Writer& out, const char (&magic)[4], std::uint16_t version) {
+    out.bytes(magic, sizeof magic);
+    out.little(version);
+    out.little(std::uint16_t{0});
+}
+// Reads the preamble in front of what unseal() returned (the magic it checked); returns the version.
+inline std::uint16_t read_preamble(Reader& in) {
+    in.take(4);
+    const auto version = in.little<std::uint16_t>();
+    in.little<std::uint16_t>();
+    return version;
+}
+// A count of items of at least `item_bytes` each; corrupt when the rest cannot hold that many.
+inline std::uint32_t read_count(Reader& in, std::size_t item_bytes, const char* items) {
+    const auto count = in.little<std::uint32_t>();
+    if (count > in.remaining() / item_bytes) corrupt(std::string(items) + " count exceeds the data");
+    return count;
+}
+
 // Appends the CRC-32 of everything written so far (the trailer of every format).
 void seal(Writer& out);
 // Checks the magic and the CRC-32 trailer; returns the bytes between them (magic included).

@@ -59,8 +59,7 @@ StoredAccount read_account(Reader& in, const LedgerConfig& config) {
     StoredAccount account;
     account.id = in.little<std::uint32_t>();
     account.anchored = in.real();
-    const auto count = in.little<std::uint32_t>();
-    if (count > in.remaining() / kBucketBytes) corrupt("bucket count exceeds the data");
+    const auto count = codec::read_count(in, kBucketBytes, "bucket");
     const bool windowed = config.window != kInfiniteWindow;
     if (windowed != (count > 0)) corrupt("association " + std::to_string(account.id) + " has a wrong bucket count");
     const std::int64_t last_index = kMaxEpochSeconds / config.bucket.count();
@@ -78,9 +77,7 @@ StoredAccount read_account(Reader& in, const LedgerConfig& config) {
 
 std::string WindowedUsageLedger::serialize() const {
     Writer out;
-    out.bytes(kMagic, sizeof kMagic);
-    out.little(kVersion);
-    out.little(std::uint16_t{0});
+    codec::write_preamble(out, kMagic, kVersion);
     out.little(window_on_disk(config_.window));
     out.little(config_.half_life.count());
     out.little(config_.bucket.count());
@@ -103,14 +100,11 @@ std::string WindowedUsageLedger::serialize() const {
 
 WindowedUsageLedger WindowedUsageLedger::deserialize(std::string_view bytes) {
     Reader in(codec::unseal(bytes, kMagic, kHeaderBytes));
-    in.take(sizeof kMagic);
-    if (in.little<std::uint16_t>() != kVersion) corrupt("unsupported version");
-    in.little<std::uint16_t>();
+    if (codec::read_preamble(in) != kVersion) codec::corrupt("unsupported version");
     WindowedUsageLedger ledger(read_config(in));
     ledger.clock_ = read_time(in);
     ledger.anchor_ = read_time(in);
-    const auto count = in.little<std::uint32_t>();
-    if (count > in.remaining() / kAccountBytes) corrupt("association count exceeds the data");
+    const auto count = codec::read_count(in, kAccountBytes, "association");
     std::unordered_set<AssocId> seen;
     for (std::uint32_t i = 0; i < count; ++i) {
         StoredAccount stored = read_account(in, ledger.config_);

@@ -56,9 +56,7 @@ constexpr std::size_t kRunBytes = 4 + 4 + 8 + 8;
 
 std::string ForgottenRuns::serialize() const {
     codec::Writer out;
-    out.bytes(kMagic, sizeof kMagic);
-    out.little(kVersion);
-    out.little(std::uint16_t{0});
+    codec::write_preamble(out, kMagic, kVersion);
     out.little(static_cast<std::uint32_t>(at_.size()));
     for (const auto& [run, at] : at_) {
         out.little(run.job_id);
@@ -72,11 +70,8 @@ std::string ForgottenRuns::serialize() const {
 
 ForgottenRuns ForgottenRuns::deserialize(std::string_view bytes) {
     codec::Reader in(codec::unseal(bytes, kMagic, kHeaderBytes));
-    in.take(sizeof kMagic);
-    if (in.little<std::uint16_t>() != kVersion) codec::corrupt("unsupported version");
-    in.little<std::uint16_t>();
-    const auto count = in.little<std::uint32_t>();
-    if (count > in.remaining() / kRunBytes) codec::corrupt("run count exceeds the data");
+    if (codec::read_preamble(in) != kVersion) codec::corrupt("unsupported version");
+    const auto count = codec::read_count(in, kRunBytes, "run");
     ForgottenRuns runs;
     for (std::uint32_t i = 0; i < count; ++i) {
         RunId run;

@@ -201,8 +201,7 @@ void write_delivered(codec::Writer& out, const DeliveryWatermarks& delivered) {
 
 DeliveryWatermarks read_delivered(codec::Reader& in) {
     DeliveryWatermarks delivered;
-    const auto count = in.little<std::uint32_t>();
-    if (count > in.remaining() / (2 + 8)) codec::corrupt("delivery count exceeds the data");
+    const auto count = codec::read_count(in, 2 + 8, "delivery");
     for (std::uint32_t i = 0; i < count; ++i) {
         const std::string source(in.take(in.little<std::uint16_t>()));
         if (!valid_usage_source(source)) codec::corrupt("a delivery source is not a valid name");
@@ -216,9 +215,7 @@ DeliveryWatermarks read_delivered(codec::Reader& in) {
 
 std::string UsageBook::serialize() const {
     codec::Writer out;
-    out.bytes(kMagic, sizeof kMagic);
-    out.little(kVersion);
-    out.little(std::uint16_t{0});
+    codec::write_preamble(out, kMagic, kVersion);
     out.little(clock_.time_since_epoch().count());
     out.little(static_cast<std::uint32_t>(ledgers_.size()));
     for (const auto& [meter, ledger] : ledgers_) {
@@ -236,15 +233,12 @@ std::string UsageBook::serialize() const {
 
 UsageBook UsageBook::deserialize(std::string_view bytes) {
     codec::Reader in(codec::unseal(bytes, kMagic, kHeaderBytes));
-    in.take(sizeof kMagic);
-    const auto version = in.little<std::uint16_t>();
+    const auto version = codec::read_preamble(in);
     if (version != 1 && version != kVersion) codec::corrupt("unsupported version");
-    in.little<std::uint16_t>();
     const TimePoint clock{Seconds{in.little<std::int64_t>()}};
     if (clock.time_since_epoch().count() < 0 || clock.time_since_epoch().count() > kMaxEpochSeconds)
         codec::corrupt("a time is out of range");
-    const auto count = in.little<std::uint32_t>();
-    if (count > in.remaining() / kMeterBytes) codec::corrupt("meter count exceeds the data");
+    const auto count = codec::read_count(in, kMeterBytes, "meter");
     std::map<Meter, WindowedUsageLedger> ledgers;
     for (std::uint32_t i = 0; i < count; ++i) {
         const Meter meter = read_meter(in);

@@ -44,9 +44,7 @@ constexpr std::size_t kResetBytes = 1 + 3 + 4 + 8;
 
 std::string UsageResets::serialize() const {
     codec::Writer out;
-    out.bytes(kMagic, sizeof kMagic);
-    out.little(kVersion);
-    out.little(std::uint16_t{0});
+    codec::write_preamble(out, kMagic, kVersion);
     out.little(static_cast<std::uint32_t>(at_.size()));
     for (const auto& [who, at] : at_) {
         out.little(static_cast<std::uint8_t>(who.first));
@@ -60,11 +58,8 @@ std::string UsageResets::serialize() const {
 
 UsageResets UsageResets::deserialize(std::string_view bytes) {
     codec::Reader in(codec::unseal(bytes, kMagic, kHeaderBytes));
-    in.take(sizeof kMagic);
-    if (in.little<std::uint16_t>() != kVersion) codec::corrupt("unsupported version");
-    in.little<std::uint16_t>();
-    const auto count = in.little<std::uint32_t>();
-    if (count > in.remaining() / kResetBytes) codec::corrupt("reset count exceeds the data");
+    if (codec::read_preamble(in) != kVersion) codec::corrupt("unsupported version");
+    const auto count = codec::read_count(in, kResetBytes, "reset");
     UsageResets resets;
     for (std::uint32_t i = 0; i < count; ++i) {
         const auto owner = in.little<std::uint8_t>();
