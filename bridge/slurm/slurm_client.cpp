@@ -125,7 +125,7 @@ namespace {
 std::vector<std::string> with_standing_accounts(std::vector<std::string> accounts,
                                                 const std::vector<std::string>& standing_keys) {
     for (const auto& key : standing_keys) {
-        std::string account = key.substr(0, key.find('/'));
+        std::string account = fairshare::split_association_key(key).account;
         if (std::find(accounts.begin(), accounts.end(), account) == accounts.end()) accounts.push_back(account);
     }
     return accounts;
@@ -150,7 +150,7 @@ std::string SlurmClient::read_associations(const std::vector<std::string>& accou
     for_each_item<slurmdb_assoc_rec_t>(info->assoc_list, [&](slurmdb_assoc_rec_t* assoc) {
         if (!assoc->acct || (assoc->partition && *assoc->partition)) return;
         if (assoc->usage)
-            out.standings[quota::association_key(assoc->acct, assoc->user ? assoc->user : "")] = {
+            out.standings[fairshare::association_key(assoc->acct, assoc->user ? assoc->user : "")] = {
                 assoc->usage->usage_efctv, assoc->usage->shares_norm};
         if (assoc->user && *assoc->user) return;  // account associations only
         if (std::find(accounts.begin(), accounts.end(), assoc->acct) == accounts.end()) return;

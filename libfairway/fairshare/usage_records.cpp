@@ -16,6 +16,18 @@
 #include "common/file_descriptor.h"
 
 namespace fairway::fairshare {
+
+std::string association_key(std::string_view account, std::string_view user) {
+    std::string key(account);
+    if (!user.empty()) key.append("/").append(user);
+    return key;
+}
+
+AssociationName split_association_key(std::string_view key) {
+    const std::size_t slash = key.find('/');
+    if (slash == std::string_view::npos) return {std::string(key), ""};
+    return {std::string(key.substr(0, slash)), std::string(key.substr(slash + 1))};
+}
 namespace {
 
 constexpr std::string_view kMagicLine = "fairway-usage 1";
@@ -94,10 +106,11 @@ private:
     }
 
     void association(std::string_view value, int line, ExternalCharge& charge) const {
-        const std::size_t slash = value.find('/');
-        charge.account = value.substr(0, slash);
-        if (slash != std::string_view::npos) charge.user = value.substr(slash + 1);
-        if (!valid_name(charge.account) || (slash != std::string_view::npos && !valid_name(charge.user)))
+        AssociationName name = split_association_key(value);
+        charge.account = std::move(name.account);
+        charge.user = std::move(name.user);
+        const bool with_user = value.find('/') != std::string_view::npos;
+        if (!valid_name(charge.account) || (with_user && !valid_name(charge.user)))
             fail(line, "charge.association", "not an account or account/user: '" + std::string(value) + "'");
     }
 

@@ -45,6 +45,15 @@ inline constexpr double kMaxBillingPerGpu = 10000;
 inline constexpr Seconds kMaxChargeSpan{366LL * 86400};
 inline constexpr Seconds kClockSlack{60};
 
+// An association by name, "account" or "account/user", as usage records and fairway-bridge's
+// usage.associations write it: the one way to join and to split such a name.
+struct AssociationName {
+    std::string account;
+    std::string user;  // empty: the account's own association
+};
+std::string association_key(std::string_view account, std::string_view user);
+AssociationName split_association_key(std::string_view key);
+
 struct ExternalCharge {
     std::string account;
     std::string user;  // empty: the account's own association
@@ -55,7 +64,7 @@ struct ExternalCharge {
     std::string workload;
     int line = 0;  // in the record's text
 
-    std::string association() const { return user.empty() ? account : account + "/" + user; }
+    std::string association() const { return association_key(account, user); }
     double billing_seconds() const { return billing_rate * static_cast<double>((end - start).count()); }
 };
 

@@ -17,10 +17,6 @@ long standing_weight_milli(const AssociationStanding& standing, std::uint16_t da
 
 std::string weight_quantity(long milli) { return std::to_string(milli) + "m"; }
 
-std::string association_key(const std::string& account, const std::string& user) {
-    return user.empty() ? account : account + "/" + user;
-}
-
 PublishedStanding published_standing(const BridgeConfig& config,
                                      const std::map<std::string, AssociationStanding>& by_association,
                                      std::uint16_t dampening) {

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 
+#include "fairshare/usage_records.h"
 #include "quota/bridge_config.h"
 
 namespace fairway::quota {
@@ -36,11 +37,9 @@ long standing_weight_milli(const AssociationStanding& standing, std::uint16_t da
 // The weight as a Kubernetes quantity, e.g. "841m" (Kueue's fairSharing.weight).
 std::string weight_quantity(long milli);
 
-// The association a key names: "account" or "account/user", as usage.associations writes them.
-std::string association_key(const std::string& account, const std::string& user);
-
 // What the bridge publishes, in thousandths: per group (its account's association) and per
-// namespace (the association usage.associations maps it to, else its group's account).
+// namespace (the association usage.associations maps it to, else its group's account), from
+// the figures per association key (fairshare::association_key).
 // An association Slurm does not list has no usage: full weight.
 struct PublishedStanding {
     std::map<std::string, long> by_group;

@@ -177,10 +177,10 @@ std::vector<fairshare::ExternalCharge> UsageMeter::flush(const nlohmann::json& w
         const TimePoint from = std::max(c.until, now - Seconds{config_.usage.keep_seconds});
         if (r.released_at) c.released = true;
         if (end <= from) continue;
-        const std::size_t slash = r.association.find('/');
+        fairshare::AssociationName name = fairshare::split_association_key(r.association);
         charges.push_back(
-            fairshare::ExternalCharge{.account = r.association.substr(0, slash),
-                                      .user = slash == std::string::npos ? "" : r.association.substr(slash + 1),
+            fairshare::ExternalCharge{.account = std::move(name.account),
+                                      .user = std::move(name.user),
                                       .start = from,
                                       .end = end,
                                       .gpus = r.gpus,
