@@ -168,15 +168,15 @@ void CalcPass::rebuild_if_needed(const Settings& settings, time_t complete_until
 // its queue), so they are looked for once, when nothing was queued at some pass since this
 // slurmctld started; a record still open then is charged up to that start (recorded_runs.h).
 void CalcPass::charge_forgotten_runs(const Settings& settings, time_t complete_until, time_t now) {
+    const time_t started_at = state_.env.started_at;
     std::optional<time_t> since;
     fairshare::ForgottenRuns forgotten;
     {
         const auto state = state_.usage.lock();
         since = state->look_for_forgotten_runs_since;
-        forgotten = state->forgotten_runs;  // added to by this thread only
+        if (!since || complete_until < started_at) return;  // every pass but one: copy nothing
+        forgotten = state->forgotten_runs;                  // added to by this thread only
     }
-    const time_t started_at = state_.env.started_at;
-    if (!since || complete_until < started_at) return;
     const auto charges = charges_of_forgotten_runs(symbols_, settings.fairshare.ledger_config(), *since, now,
                                                    complete_until, started_at, partition_qos_ids(), forgotten);
     if (!charges) {
